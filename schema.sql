@@ -1,0 +1,146 @@
+-- registry-mirror schema: the one source of truth for a fresh store (embedded into the binary).
+-- Timestamps are RFC 3339 UTC text with milliseconds; booleans are 0/1; *_json columns hold JSON.
+
+CREATE TABLE IF NOT EXISTS users (
+  id          TEXT PRIMARY KEY,
+  email       TEXT NOT NULL DEFAULT '',
+  name        TEXT NOT NULL DEFAULT '',
+  is_admin    INTEGER NOT NULL DEFAULT 0,
+  is_approved INTEGER NOT NULL DEFAULT 1,
+  status      TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned')),
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL
+);
+
+-- Bearer access tokens: only the SHA-256 of the token is kept.
+CREATE TABLE IF NOT EXISTS access_tokens (
+  token_hash TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS access_tokens_user ON access_tokens(user_id);
+
+CREATE TABLE IF NOT EXISTS publishers (
+  id               TEXT PRIMARY KEY,
+  name             TEXT NOT NULL,
+  description      TEXT NOT NULL DEFAULT '',
+  website          TEXT NOT NULL DEFAULT '',
+  support          TEXT NOT NULL DEFAULT '',
+  source_code_repo TEXT NOT NULL DEFAULT '',
+  logo             TEXT NOT NULL DEFAULT '',
+  status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned')),
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS publisher_members (
+  publisher_id TEXT NOT NULL REFERENCES publishers(id) ON DELETE CASCADE,
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role         TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+  created_at   TEXT NOT NULL,
+  PRIMARY KEY (publisher_id, user_id)
+);
+CREATE INDEX IF NOT EXISTS publisher_members_user ON publisher_members(user_id);
+
+-- Publisher access tokens (personal_access_token of the publish body): hash plus a display prefix.
+CREATE TABLE IF NOT EXISTS publisher_tokens (
+  id           TEXT PRIMARY KEY,
+  publisher_id TEXT NOT NULL REFERENCES publishers(id) ON DELETE CASCADE,
+  name         TEXT NOT NULL,
+  description  TEXT NOT NULL DEFAULT '',
+  token_hash   TEXT NOT NULL UNIQUE,
+  token_prefix TEXT NOT NULL,
+  created_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS publisher_tokens_publisher ON publisher_tokens(publisher_id);
+
+CREATE TABLE IF NOT EXISTS nodes (
+  id                                TEXT PRIMARY KEY,
+  normalized_id                     TEXT NOT NULL UNIQUE,
+  publisher_id                      TEXT NOT NULL REFERENCES publishers(id),
+  name                              TEXT NOT NULL,
+  description                       TEXT NOT NULL DEFAULT '',
+  author                            TEXT NOT NULL DEFAULT '',
+  license                           TEXT NOT NULL DEFAULT '',
+  icon                              TEXT NOT NULL DEFAULT '',
+  banner_url                        TEXT NOT NULL DEFAULT '',
+  repository                        TEXT NOT NULL DEFAULT '',
+  -- lower-cased repository URL without scheme, www., trailing / and .git (for repository_url_search)
+  repository_key                    TEXT NOT NULL DEFAULT '',
+  category                          TEXT NOT NULL DEFAULT '',
+  tags_json                         TEXT NOT NULL DEFAULT '[]',
+  tags_admin_json                   TEXT NOT NULL DEFAULT '[]',
+  supported_os_json                 TEXT NOT NULL DEFAULT '[]',
+  supported_accelerators_json       TEXT NOT NULL DEFAULT '[]',
+  -- normalised filter keys, '|a|b|' ('' when none declared), for LIKE matching in any SQL dialect
+  os_keys                           TEXT NOT NULL DEFAULT '',
+  accelerator_keys                  TEXT NOT NULL DEFAULT '',
+  supported_hostui_version          TEXT NOT NULL DEFAULT '',
+  supported_hostui_frontend_version TEXT NOT NULL DEFAULT '',
+  preempted_host_node_names_json    TEXT NOT NULL DEFAULT '[]',
+  translations_json                 TEXT NOT NULL DEFAULT '{}',
+  repohost_stars                    INTEGER NOT NULL DEFAULT 0,
+  search_ranking                    INTEGER NOT NULL DEFAULT 0,
+  downloads                         INTEGER NOT NULL DEFAULT 0,
+  review_count                      INTEGER NOT NULL DEFAULT 0,
+  star_total                        INTEGER NOT NULL DEFAULT 0,
+  status                            TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned', 'deleted')),
+  status_detail                     TEXT NOT NULL DEFAULT '',
+  -- the version reads show as latest_version; recomputed on every version write
+  latest_version_id                 TEXT,
+  created_at                        TEXT NOT NULL,
+  updated_at                        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS nodes_publisher ON nodes(publisher_id);
+CREATE INDEX IF NOT EXISTS nodes_updated_at ON nodes(updated_at);
+CREATE INDEX IF NOT EXISTS nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
+
+CREATE TABLE IF NOT EXISTS node_versions (
+  id                                TEXT PRIMARY KEY,
+  node_id                           TEXT NOT NULL REFERENCES nodes(id) ON UPDATE CASCADE,
+  version                           TEXT NOT NULL,
+  changelog                         TEXT NOT NULL DEFAULT '',
+  dependencies_json                 TEXT NOT NULL DEFAULT '[]',
+  deprecated                        INTEGER NOT NULL DEFAULT 0,
+  status                            TEXT NOT NULL DEFAULT 'pending'
+                                    CHECK (status IN ('active', 'banned', 'deleted', 'pending', 'flagged')),
+  status_reason                     TEXT NOT NULL DEFAULT '',
+  host_node_extract_status          TEXT NOT NULL DEFAULT 'pending'
+                                    CHECK (host_node_extract_status IN ('pending', 'success', 'failed')),
+  supported_os_json                 TEXT NOT NULL DEFAULT '[]',
+  supported_accelerators_json       TEXT NOT NULL DEFAULT '[]',
+  supported_hostui_version          TEXT NOT NULL DEFAULT '',
+  supported_hostui_frontend_version TEXT NOT NULL DEFAULT '',
+  tags_json                         TEXT NOT NULL DEFAULT '[]',
+  tags_admin_json                   TEXT NOT NULL DEFAULT '[]',
+  created_at                        TEXT NOT NULL,
+  updated_at                        TEXT NOT NULL,
+  UNIQUE (node_id, version)
+);
+
+-- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
+CREATE TABLE IF NOT EXISTS archives (
+  version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
+  sha256     TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  format     TEXT NOT NULL CHECK (format IN ('zip', 'tar.gz')),
+  created_at TEXT NOT NULL
+);
+
+-- Host node class names (keys of NODE_CLASS_MAPPINGS) a version's archive provides.
+CREATE TABLE IF NOT EXISTS host_nodes (
+  version_id TEXT NOT NULL REFERENCES node_versions(id) ON DELETE CASCADE,
+  name       TEXT NOT NULL,
+  PRIMARY KEY (version_id, name)
+);
+CREATE INDEX IF NOT EXISTS host_nodes_name ON host_nodes(name);
+
+-- One review per reviewer per node; reviewer is 'user:<id>' or 'addr:<client address>'.
+CREATE TABLE IF NOT EXISTS reviews (
+  node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE ON UPDATE CASCADE,
+  reviewer   TEXT NOT NULL,
+  star       INTEGER NOT NULL CHECK (star BETWEEN 1 AND 5),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (node_id, reviewer)
+);

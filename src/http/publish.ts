@@ -1,0 +1,104 @@
+/** The publishing CLI's routes: create a version (signed upload URL back) and edit a version. */
+import { Hono } from 'hono'
+import * as v from 'valibot'
+import type { Deps } from '../services/deps'
+import { updateNodeVersion } from '../services/nodes'
+import { publishVersion } from '../services/publish'
+import type { NodeFields } from '../store/nodes'
+import type { Env } from './context'
+import { defined, str, strList } from './fields'
+import { jsonBody } from './validate'
+
+const license = v.nullish(
+  v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'),
+)
+
+const NodeBody = v.looseObject({
+  id: str(100),
+  name: str(200),
+  description: str(1000),
+  author: str(200),
+  license,
+  icon: str(2000),
+  banner_url: str(2000),
+  repository: str(2000),
+  category: str(200),
+  tags: strList(50, 100),
+  supported_os: strList(50, 200),
+  supported_accelerators: strList(50, 200),
+  supported_hostui_version: str(200),
+  supported_comfyui_version: str(200),
+  supported_hostui_frontend_version: str(200),
+  supported_comfyui_frontend_version: str(200),
+  preempted_host_node_names: strList(1000, 200),
+  preempted_comfy_node_names: strList(1000, 200),
+  translations: v.nullish(v.record(v.string(), v.unknown(), 'must be an object')),
+})
+
+const VersionBody = v.looseObject(
+  {
+    version: v.pipe(v.string('is required (a semantic version)'), v.maxLength(100, 'must be at most 100 characters')),
+    changelog: str(20_000),
+    dependencies: strList(1000, 1000),
+    supported_os: strList(50, 200),
+    supported_accelerators: strList(50, 200),
+    supported_hostui_version: str(200),
+    supported_comfyui_version: str(200),
+    supported_hostui_frontend_version: str(200),
+    supported_comfyui_frontend_version: str(200),
+    tags: strList(50, 100),
+  },
+  'is required',
+)
+
+const PublishBody = v.looseObject({
+  personal_access_token: v.nullish(v.string('must be a string')),
+  node: v.nullish(NodeBody),
+  node_version: VersionBody,
+})
+
+const VersionUpdateBody = v.looseObject({
+  changelog: str(20_000),
+  deprecated: v.nullish(v.boolean('must be true or false')),
+})
+
+function nodeFields(n: v.InferOutput<typeof NodeBody>): NodeFields & { id?: string } {
+  const { supported_comfyui_version, supported_comfyui_frontend_version, preempted_comfy_node_names, license: lic, ...rest } = n
+  return defined({
+    ...rest,
+    license: typeof lic === 'object' && lic !== null ? JSON.stringify(lic) : lic,
+    supported_hostui_version: n.supported_hostui_version ?? supported_comfyui_version,
+    supported_hostui_frontend_version: n.supported_hostui_frontend_version ?? supported_comfyui_frontend_version,
+    preempted_host_node_names: n.preempted_host_node_names ?? preempted_comfy_node_names,
+  })
+}
+
+export function publishRoutes(deps: Deps) {
+  const app = new Hono<Env>()
+
+  app.post('/:publisherId/nodes/:nodeId/versions', async (c) => {
+    const body = await jsonBody(c, PublishBody)
+    const { supported_comfyui_version, supported_comfyui_frontend_version, ...version } = body.node_version
+    const result = await publishVersion(deps, c.var.actor, {
+      publisherId: c.req.param('publisherId'),
+      nodeId: c.req.param('nodeId'),
+      personalAccessToken: body.personal_access_token ?? undefined,
+      node: body.node ? nodeFields(body.node) : undefined,
+      version: {
+        ...defined(version),
+        version: version.version,
+        supported_hostui_version: version.supported_hostui_version ?? supported_comfyui_version ?? undefined,
+        supported_hostui_frontend_version: version.supported_hostui_frontend_version ?? supported_comfyui_frontend_version ?? undefined,
+      },
+    })
+    return c.json(result, 201)
+  })
+
+  app.put('/:publisherId/nodes/:nodeId/versions/:versionId', async (c) => {
+    const body = defined(await jsonBody(c, VersionUpdateBody))
+    const { publisherId, nodeId, versionId } = c.req.param()
+    return c.json(await updateNodeVersion(deps, c.var.actor, { publisherId, nodeId, versionId }, body))
+  })
+
+  return app
+}

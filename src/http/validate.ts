@@ -1,0 +1,62 @@
+/** Request validation with valibot: JSON bodies and query strings, failing with our 400 {error, message}. */
+import type { Context } from 'hono'
+import * as v from 'valibot'
+import { badRequest, unsupportedMediaType } from '../errors'
+
+type Schema = v.GenericSchema<unknown, unknown>
+
+function describe(issues: readonly v.BaseIssue<unknown>[], where: string): string {
+  const issue = issues[0]!
+  const path = v.getDotPath(issue)
+  return `${path ? `${where}${path}` : where.replace(/\.$/, '') || 'request'}: ${issue.message}`
+}
+
+export function parseWith<S extends Schema>(schema: S, input: unknown, where: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input)
+  if (!result.success) throw badRequest(describe(result.issues, where))
+  return result.output
+}
+
+/** The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type a 415. */
+export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const text = await c.req.text()
+  if (!text.trim()) return parseWith(schema, {}, 'body.')
+  const type = c.req.header('content-type') ?? ''
+  if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    throw unsupportedMediaType('send the body as JSON with Content-Type: application/json')
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw badRequest('body: malformed JSON', 'invalid_json')
+  }
+  return parseWith(schema, parsed, 'body.')
+}
+
+/** The query string as an object: one value as a string, a repeated key as an array. */
+export function queryParams<S extends Schema>(c: Context, schema: S): v.InferOutput<S> {
+  const raw = c.req.queries()
+  const input = Object.fromEntries(Object.entries(raw).map(([k, vals]) => [k, vals.length === 1 ? vals[0] : vals]))
+  return parseWith(schema, input, '')
+}
+
+/** Schemas for query values. */
+export const q = {
+  int: (min: number, fallback: number) =>
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^-?\d+$/, 'must be an integer'),
+        v.transform(Number),
+        v.number(),
+        v.minValue(min, `must be at least ${min}`),
+      ),
+      String(fallback),
+    ),
+  bool: v.optional(
+    v.pipe(v.string(), v.toLowerCase(), v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1')),
+  ),
+  text: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500, 'must be at most 500 characters'))),
+  many: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.transform((x) => (Array.isArray(x) ? x : [x])))),
+}

@@ -1,0 +1,86 @@
+/** `serve`: wires store, blobs, signer, search and app, listens, and shuts down cleanly on a signal. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
+import { createDiskBlobStore } from './blobs/disk'
+import { createUrlSigner } from './blobs/signing'
+import type { Io } from './cli'
+import type { Config } from './config'
+import { createApp, type App } from './http/app'
+import { createLog } from './log'
+import type { Deps } from './services/deps'
+import { createRateLimiter } from './services/rate-limit'
+import { createStoreSearch } from './search/store-search'
+import { openStore } from './store/db'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** The signing secret: generated on first start and kept in the data directory (mode 0600). */
+function signingSecret(dir: string): string {
+  const path = join(dir, 'signing.key')
+  try {
+    return readFileSync(path, 'utf8').trim()
+  } catch {
+    const secret = randomBytes(32).toString('hex')
+    try {
+      writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' })
+      return secret
+    } catch {
+      return readFileSync(path, 'utf8').trim() // another process made it first
+    }
+  }
+}
+
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host)
+
+export async function serve(config: Config, io: Io): Promise<number> {
+  mkdirSync(config.data, { recursive: true })
+  const log = createLog({ level: config['log-level'] })
+  const db = openStore(join(config.data, 'registry.db'))
+  let app: App | undefined
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      idleTimeout: 120,
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
+      fetch: (req, srv) => (app ? app.fetch(req, srv) : new Response('starting', { status: 503 })),
+    })
+  } catch (err) {
+    await db.destroy()
+    io.err(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`)
+    return 1
+  }
+  const deps: Deps = {
+    db,
+    blobs: createDiskBlobStore(config.data),
+    signer: createUrlSigner(signingSecret(config.data)),
+    search: createStoreSearch(db),
+    log,
+    now: () => new Date(),
+    reviewLimiter: createRateLimiter(30, 10 * 60_000),
+    settings: {
+      publicUrl: config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`,
+      maxUploadBytes: config['max-upload-bytes'],
+      autoApprove: config['auto-approve'],
+      maxPublishersPerUser: config['max-publishers-per-user'],
+      requireReviewAuth: config['require-review-auth'],
+      uploadUrlTtlSeconds: 15 * 60,
+      archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+    },
+  }
+  app = createApp(deps, { corsOrigin: config['cors-origin'] })
+  io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
+  log.info('server.started', { host: config.host, port: server.port, publicUrl: deps.settings.publicUrl, data: config.data })
+
+  const signal = await io.stopSignal
+  log.info('server.stopping', { signal })
+  const graceful = server.stop(false)
+  const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
+  if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
+  await db.destroy()
+  log.info('server.stopped', {})
+  return 0
+}

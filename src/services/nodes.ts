@@ -1,0 +1,117 @@
+/** Reading one node and its versions, installing, and the publisher's version edits. */
+import { UUID_PATTERN } from '../domain/ids'
+import { normalizeSemver } from '../domain/semver'
+import type { NodeJson, VersionJson } from '../domain/wire'
+import { forbidden, nodeBanned, notFound } from '../errors'
+import { countDownload, findNode } from '../store/nodes'
+import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
+import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
+import { type Actor, requireRole } from './access'
+import { timestamp, type Deps } from './deps'
+import { pickLatest, sortVersionsDesc } from './latest'
+import { renderNodes, renderVersions, versionJson } from './views'
+
+/** A node that is neither unknown nor deleted; banned ones are refused with the upstream's 403. */
+export async function requireNode(deps: Deps, id: string, opts: { allowBanned?: boolean } = {}): Promise<NodeRow> {
+  const node = await findNode(deps.db, id)
+  if (!node || node.status === 'deleted') throw notFound(`node "${id}" not found`)
+  if (node.status === 'banned' && !opts.allowBanned) throw nodeBanned()
+  return node
+}
+
+async function requireVersion(deps: Deps, node: NodeRow, version: string): Promise<VersionRow> {
+  const row = await findVersion(deps.db, node.id, normalizeSemver(version) ?? version)
+  if (!row || row.status === 'deleted') throw notFound(`version ${version} of node "${node.id}" not found`)
+  return row
+}
+
+export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
+  const [json] = await renderNodes(deps.db, [await requireNode(deps, id)], { publicUrl: deps.settings.publicUrl })
+  return json!
+}
+
+const DEFAULT_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
+
+export async function listNodeVersions(
+  deps: Deps,
+  id: string,
+  opts: { statuses?: VersionStatus[]; includeReason: boolean },
+): Promise<VersionJson[]> {
+  const node = await requireNode(deps, id)
+  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_STATUSES))
+  return renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
+}
+
+export async function getNodeVersion(deps: Deps, id: string, version: string): Promise<VersionJson> {
+  const node = await requireNode(deps, id)
+  const [json] = await renderVersions(deps.db, node, [await requireVersion(deps, node, version)], { publicUrl: deps.settings.publicUrl })
+  return json!
+}
+
+export async function getVersionHostNodes(deps: Deps, id: string, version: string) {
+  const node = await requireNode(deps, id)
+  const row = await requireVersion(deps, node, version)
+  return { node_id: node.id, version: row.version, host_nodes: await listHostNodes(deps.db, row.id) }
+}
+
+/** The version to install (latest installable when none is named), counting one download. */
+export async function installNode(deps: Deps, id: string, version?: string): Promise<VersionJson> {
+  const node = await requireNode(deps, id)
+  let row: VersionRow | undefined
+  if (version) {
+    row = await requireVersion(deps, node, version)
+    if (row.status === 'banned') throw forbidden(`version ${row.version} of node "${node.id}" is banned`, 'version_banned')
+    if (!(await listArchives(deps.db, [row.id])).length) {
+      throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
+    }
+  } else {
+    const versions = await listVersionsOfNode(deps.db, node.id, DEFAULT_STATUSES)
+    const archived = new Set((await listArchives(deps.db, versions.map((v) => v.id))).map((a) => a.version_id))
+    row = pickLatest(versions.filter((v) => archived.has(v.id)))
+    if (!row) throw notFound(`node "${node.id}" has no installable version`)
+  }
+  await countDownload(deps.db, node.id)
+  deps.search.nodesChanged([node.id])
+  return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
+}
+
+export async function updateNodeVersion(
+  deps: Deps,
+  actor: Actor,
+  path: { publisherId: string; nodeId: string; versionId: string },
+  changes: { changelog?: string; deprecated?: boolean },
+): Promise<VersionJson> {
+  await requireRole(deps.db, actor, path.publisherId, ['owner', 'member'])
+  const missing = () => notFound(`version "${path.versionId}" of node "${path.nodeId}" not found`)
+  const node = await findNode(deps.db, path.nodeId)
+  if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw missing()
+  if (node.status === 'banned') throw nodeBanned()
+  const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
+  if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
+  await updateVersion(deps.db, row.id, {
+    ...(changes.changelog !== undefined && { changelog: changes.changelog }),
+    ...(changes.deprecated !== undefined && { deprecated: changes.deprecated ? 1 : 0 }),
+  }, timestamp(deps))
+  const [json] = await renderVersions(deps.db, node, [(await findVersionById(deps.db, row.id))!], { publicUrl: deps.settings.publicUrl })
+  return json!
+}
+
+export type BulkResult = {
+  identifier: { node_id: string; version: string }
+  status: 'success' | 'not_found' | 'error'
+  node_version?: VersionJson
+  error_message?: string
+}
+
+export async function bulkVersions(deps: Deps, items: { node_id: string; version: string }[]): Promise<BulkResult[]> {
+  return Promise.all(
+    items.map(async (identifier): Promise<BulkResult> => {
+      try {
+        return { identifier, status: 'success', node_version: await getNodeVersion(deps, identifier.node_id, identifier.version) }
+      } catch (err) {
+        const status = (err as { status?: number }).status === 404 ? 'not_found' : 'error'
+        return { identifier, status, error_message: err instanceof Error ? err.message : 'lookup failed' }
+      }
+    }),
+  )
+}

@@ -1,0 +1,115 @@
+/** Publishing a version: the publishing CLI's POST, which creates the node on first publish and hands out a signed upload URL. */
+import { newId, nodeIdProblem } from '../domain/ids'
+import { normalizeSemver } from '../domain/semver'
+import { archivePath } from '../domain/urls'
+import type { VersionJson } from '../domain/wire'
+import { badRequest, conflict, nodeBanned, permissionDenied, unauthorized, invalidPublisherToken } from '../errors'
+import { isUniqueViolation } from '../store/db'
+import { findNode, insertNode, updateNodeFields, type NodeFields } from '../store/nodes'
+import type { NodeRow, PublisherRow } from '../store/schema'
+import { findVersion, insertVersion } from '../store/versions'
+import { type Actor, isMember, requirePublisher } from './access'
+import { timestamp, type Deps } from './deps'
+import { refreshLatest } from './latest'
+import { publisherTokenValid } from './publisher-tokens'
+import { versionJson } from './views'
+
+export interface VersionFields {
+  version: string
+  changelog?: string
+  dependencies?: string[]
+  supported_os?: string[]
+  supported_accelerators?: string[]
+  supported_hostui_version?: string
+  supported_hostui_frontend_version?: string
+  tags?: string[]
+}
+
+export interface PublishInput {
+  publisherId: string
+  nodeId: string
+  personalAccessToken?: string
+  node?: NodeFields & { id?: string }
+  version: VersionFields
+}
+
+async function checkCredential(deps: Deps, actor: Actor, publisher: PublisherRow, token: string | undefined) {
+  if (token) {
+    if (!(await publisherTokenValid(deps, publisher.id, token))) throw invalidPublisherToken()
+    return
+  }
+  if (!actor.user) throw unauthorized('Send a personal_access_token of the publisher, or Authorization: Bearer <token>')
+  if (actor.user.status === 'banned' || !(await isMember(deps.db, publisher.id, actor.user))) throw permissionDenied()
+}
+
+/** The existing node, after the checks a publish to it must pass. */
+function checkExistingNode(node: NodeRow, input: PublishInput): NodeRow {
+  if (node.id !== input.nodeId) {
+    throw conflict(`node id "${input.nodeId}" clashes with existing node "${node.id}" (ids are unique ignoring case)`, 'node_exists')
+  }
+  if (node.status === 'banned') throw nodeBanned()
+  if (node.publisher_id !== input.publisherId) throw permissionDenied()
+  if (node.status === 'deleted') throw conflict(`node "${node.id}" was deleted`, 'node_deleted')
+  return node
+}
+
+export async function publishVersion(
+  deps: Deps,
+  actor: Actor,
+  input: PublishInput,
+): Promise<{ node_version: VersionJson; signedUrl: string }> {
+  const publisher = await requirePublisher(deps.db, input.publisherId)
+  await checkCredential(deps, actor, publisher, input.personalAccessToken)
+  if (publisher.status === 'banned') throw nodeBanned()
+  if (input.node?.id !== undefined && input.node.id !== input.nodeId) {
+    throw badRequest(`node.id "${input.node.id}" must equal the node id of the path, "${input.nodeId}"`)
+  }
+  const version = normalizeSemver(input.version.version)
+  if (!version) throw badRequest(`node_version.version: "${input.version.version}" is not a semantic version`, 'invalid_version')
+  const existing = await findNode(deps.db, input.nodeId)
+  if (existing) checkExistingNode(existing, input)
+  else {
+    const problem = nodeIdProblem(input.nodeId)
+    if (problem) throw badRequest(problem, 'invalid_node_id')
+  }
+
+  const now = timestamp(deps)
+  const versionId = newId()
+  const fields = input.node ?? {}
+  const v = input.version
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      if (existing) await updateNodeFields(trx, existing.id, fields, now)
+      else await insertNode(trx, { id: input.nodeId, publisherId: publisher.id, fields, now })
+      if (await findVersion(trx, input.nodeId, version)) throw conflict('The node version already exists', 'version_exists')
+      await insertVersion(trx, {
+        id: versionId,
+        node_id: input.nodeId,
+        version,
+        changelog: v.changelog ?? '',
+        dependencies_json: JSON.stringify(v.dependencies ?? []),
+        supported_os_json: JSON.stringify(v.supported_os ?? []),
+        supported_accelerators_json: JSON.stringify(v.supported_accelerators ?? []),
+        supported_hostui_version: v.supported_hostui_version ?? '',
+        supported_hostui_frontend_version: v.supported_hostui_frontend_version ?? '',
+        tags_json: JSON.stringify(v.tags ?? []),
+        status: 'pending',
+        host_node_extract_status: 'pending',
+        created_at: now,
+        updated_at: now,
+      })
+      await refreshLatest(trx, input.nodeId, now)
+    })
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(existing ? 'The node version already exists' : `node "${input.nodeId}" already exists`, existing ? 'version_exists' : 'node_exists')
+    throw err
+  }
+  deps.search.nodesChanged([input.nodeId])
+
+  const path = archivePath(publisher.id, input.nodeId, version)
+  const expires = Math.floor(deps.now().getTime() / 1000) + deps.settings.uploadUrlTtlSeconds
+  const signedUrl = `${deps.settings.publicUrl}${path}?${deps.signer.sign({ method: 'PUT', path, contentType: 'application/zip', expires })}`
+  const row = await findVersion(deps.db, input.nodeId, version)
+  const node = { id: input.nodeId, publisher_id: publisher.id }
+  return { node_version: versionJson(row!, node, { publicUrl: deps.settings.publicUrl, hasArchive: false }), signedUrl }
+}

@@ -1,0 +1,41 @@
+/** Publisher access tokens: created by an owner, shown once, listed masked, checked at publish. */
+import { hashToken, maskToken, newId, newSecretToken } from '../domain/ids'
+import { badRequest, notFound } from '../errors'
+import { deletePublisherToken, insertPublisherToken, listPublisherTokens, publisherTokenMatches } from '../store/publisher-tokens'
+import { type Actor, requireRole } from './access'
+import { timestamp, type Deps } from './deps'
+
+export async function createPublisherToken(
+  deps: Deps,
+  actor: Actor,
+  publisherId: string,
+  input: { name?: string; description?: string },
+): Promise<{ token: string }> {
+  await requireRole(deps.db, actor, publisherId, ['owner'])
+  if (!input.name?.trim()) throw badRequest('name: a token name is required')
+  const token = newSecretToken()
+  await insertPublisherToken(deps.db, {
+    id: newId(),
+    publisher_id: publisherId,
+    name: input.name.trim(),
+    description: input.description ?? '',
+    token_hash: hashToken(token),
+    token_prefix: token.slice(0, 4),
+    created_at: timestamp(deps),
+  })
+  return { token }
+}
+
+export async function listTokens(deps: Deps, actor: Actor, publisherId: string) {
+  await requireRole(deps.db, actor, publisherId, ['owner'])
+  const rows = await listPublisherTokens(deps.db, publisherId)
+  return rows.map((t) => ({ id: t.id, name: t.name, description: t.description, createdAt: t.created_at, token: maskToken(t.token_prefix) }))
+}
+
+export async function deleteToken(deps: Deps, actor: Actor, publisherId: string, tokenId: string) {
+  await requireRole(deps.db, actor, publisherId, ['owner'])
+  if (!(await deletePublisherToken(deps.db, publisherId, tokenId))) throw notFound(`token "${tokenId}" not found`)
+}
+
+export const publisherTokenValid = (deps: Deps, publisherId: string, token: string) =>
+  publisherTokenMatches(deps.db, publisherId, hashToken(token))

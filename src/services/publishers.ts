@@ -1,0 +1,86 @@
+/** Publishers: create, update, read, list, and the id availability check. */
+import { PUBLISHER_ID_MAX, PUBLISHER_ID_MESSAGE, PUBLISHER_ID_PATTERN } from '../domain/ids'
+import type { PublisherJson } from '../domain/wire'
+import { badRequest, conflict, forbidden } from '../errors'
+import {
+  countPublishersOfUser,
+  findPublisher,
+  insertMember,
+  insertPublisher,
+  listPublishers,
+  listPublishersOfUser,
+  updatePublisher,
+  type PublisherChanges,
+} from '../store/publishers'
+import { type Actor, requireActiveUser, requirePublisher, requireRole } from './access'
+import { timestamp, type Deps } from './deps'
+import { renderPublishers } from './views'
+
+export type PublisherInput = PublisherChanges & { id?: string }
+
+function checkPublisherId(id: string | undefined): string {
+  if (!id) throw badRequest('id: a publisher id is required')
+  if (id.length > PUBLISHER_ID_MAX || !PUBLISHER_ID_PATTERN.test(id)) {
+    throw badRequest(id.length > PUBLISHER_ID_MAX ? `id: at most ${PUBLISHER_ID_MAX} characters` : PUBLISHER_ID_MESSAGE, 'invalid_publisher_id')
+  }
+  return id
+}
+
+export async function createPublisher(deps: Deps, actor: Actor, input: PublisherInput): Promise<PublisherJson> {
+  const user = requireActiveUser(actor)
+  const id = checkPublisherId(input.id)
+  if (!input.name?.trim()) throw badRequest('name: a publisher name is required')
+  if ((await countPublishersOfUser(deps.db, user.id)) >= deps.settings.maxPublishersPerUser) {
+    throw forbidden('User has reached the maximum number of publishers.', 'publisher_limit')
+  }
+  if (await findPublisher(deps.db, id)) throw conflict('Publisher ID already exists.', 'publisher_exists')
+  const now = timestamp(deps)
+  await deps.db.transaction().execute(async (trx) => {
+    await insertPublisher(trx, {
+      id,
+      name: input.name!.trim(),
+      description: input.description ?? '',
+      website: input.website ?? '',
+      support: input.support ?? '',
+      source_code_repo: input.source_code_repo ?? '',
+      logo: input.logo ?? '',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    })
+    await insertMember(trx, { publisher_id: id, user_id: user.id, role: 'owner', created_at: now })
+  })
+  return getPublisher(deps, actor, id)
+}
+
+export async function updatePublisherFields(deps: Deps, actor: Actor, id: string, input: PublisherInput) {
+  await requireRole(deps.db, actor, id, ['owner'])
+  const { id: _ignored, ...changes } = input
+  if (changes.name !== undefined && !changes.name.trim()) throw badRequest('name: must not be empty')
+  await updatePublisher(deps.db, id, changes, timestamp(deps))
+  return getPublisher(deps, actor, id)
+}
+
+export async function getPublisher(deps: Deps, actor: Actor, id: string): Promise<PublisherJson> {
+  const publisher = await requirePublisher(deps.db, id)
+  const [json] = await renderPublishers(deps.db, [publisher], actor.user)
+  return json!
+}
+
+export async function listAllPublishers(deps: Deps, actor: Actor): Promise<PublisherJson[]> {
+  const rows = await listPublishers(deps.db, { includeBanned: actor.user?.is_admin === 1 })
+  return renderPublishers(deps.db, rows, actor.user)
+}
+
+export async function listMyPublishers(deps: Deps, actor: Actor): Promise<PublisherJson[]> {
+  const user = requireActiveUser(actor)
+  return renderPublishers(deps.db, await listPublishersOfUser(deps.db, user.id), user)
+}
+
+/** The upstream answers 400 for every unavailable id, and never `isAvailable: false`. */
+export async function validatePublisherId(deps: Deps, username: string | undefined) {
+  if (!username) throw badRequest('Username parameter is required')
+  checkPublisherId(username)
+  if (await findPublisher(deps.db, username)) throw badRequest('Publisher ID already exists.', 'publisher_exists')
+  return { isAvailable: true }
+}

@@ -1,0 +1,126 @@
+/** Turns store rows into the JSON real clients read, loading related rows in batches (never per item). */
+import { archivePath } from '../domain/urls'
+import { NODE_STATUS, PUBLISHER_STATUS, VERSION_STATUS, type MemberJson, type NodeJson, type PublisherJson, type VersionJson } from '../domain/wire'
+import type { Store } from '../store/db'
+import { listMembers, listPublishersByIds, type MemberWithUser } from '../store/publishers'
+import type { ArchiveRow, NodeRow, PublisherRow, UserRow, VersionRow } from '../store/schema'
+import { listArchives, listVersionsByIds } from '../store/versions'
+
+const list = (json: string): string[] => JSON.parse(json) as string[]
+
+export function versionJson(
+  v: VersionRow,
+  node: Pick<NodeRow, 'id' | 'publisher_id'>,
+  opts: { publicUrl: string; hasArchive: boolean; includeReason?: boolean },
+): VersionJson {
+  return {
+    id: v.id,
+    node_id: node.id,
+    version: v.version,
+    changelog: v.changelog,
+    dependencies: list(v.dependencies_json),
+    deprecated: v.deprecated === 1,
+    status: VERSION_STATUS[v.status],
+    status_reason: opts.includeReason === false ? '' : v.status_reason,
+    host_node_extract_status: v.host_node_extract_status,
+    createdAt: v.created_at,
+    downloadUrl: opts.hasArchive ? opts.publicUrl + archivePath(node.publisher_id, node.id, v.version) : '',
+    supported_os: list(v.supported_os_json),
+    supported_accelerators: list(v.supported_accelerators_json),
+    supported_hostui_version: v.supported_hostui_version,
+    supported_hostui_frontend_version: v.supported_hostui_frontend_version,
+    tags: list(v.tags_json),
+    tags_admin: list(v.tags_admin_json),
+  }
+}
+
+/** Versions of one node, each with its downloadUrl when an archive was uploaded. */
+export async function renderVersions(
+  db: Store,
+  node: Pick<NodeRow, 'id' | 'publisher_id'>,
+  versions: VersionRow[],
+  opts: { publicUrl: string; includeReason?: boolean },
+): Promise<VersionJson[]> {
+  const withArchive = new Set((await listArchives(db, versions.map((v) => v.id))).map((a: ArchiveRow) => a.version_id))
+  return versions.map((v) => versionJson(v, node, { ...opts, hasArchive: withArchive.has(v.id) }))
+}
+
+function memberJson(m: MemberWithUser, withEmail: boolean): MemberJson {
+  const user = withEmail ? { id: m.user_id, name: m.name, email: m.email } : { id: m.user_id, name: m.name }
+  return { id: `${m.publisher_id}:${m.user_id}`, role: m.role, user }
+}
+
+export function publisherJson(p: PublisherRow, members: MemberJson[]): PublisherJson {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    website: p.website,
+    support: p.support,
+    source_code_repo: p.source_code_repo,
+    logo: p.logo,
+    createdAt: p.created_at,
+    status: PUBLISHER_STATUS[p.status],
+    members,
+  }
+}
+
+/** Publishers with their members; emails only to an admin or a member of that publisher. */
+export async function renderPublishers(db: Store, rows: PublisherRow[], viewer?: UserRow): Promise<PublisherJson[]> {
+  const members = await listMembers(db, rows.map((p) => p.id))
+  return rows.map((p) => {
+    const own = members.filter((m) => m.publisher_id === p.id)
+    const withEmail = viewer !== undefined && (viewer.is_admin === 1 || own.some((m) => m.user_id === viewer.id))
+    return publisherJson(p, own.map((m) => memberJson(m, withEmail)))
+  })
+}
+
+export function nodeJson(n: NodeRow): NodeJson {
+  return {
+    id: n.id,
+    name: n.name,
+    description: n.description,
+    author: n.author,
+    license: n.license,
+    icon: n.icon,
+    banner_url: n.banner_url,
+    repository: n.repository,
+    category: n.category,
+    tags: list(n.tags_json),
+    tags_admin: list(n.tags_admin_json),
+    downloads: n.downloads,
+    rating: n.review_count ? n.star_total / n.review_count : 0,
+    repohost_stars: n.repohost_stars,
+    search_ranking: n.search_ranking,
+    status: NODE_STATUS[n.status],
+    status_detail: n.status_detail,
+    supported_os: list(n.supported_os_json),
+    supported_accelerators: list(n.supported_accelerators_json),
+    supported_hostui_version: n.supported_hostui_version,
+    supported_hostui_frontend_version: n.supported_hostui_frontend_version,
+    preempted_host_node_names: list(n.preempted_host_node_names_json),
+    translations: JSON.parse(n.translations_json) as Record<string, unknown>,
+    created_at: n.created_at,
+  }
+}
+
+/** Nodes with `publisher` (members without emails) and `latest_version`, in the order given. */
+export async function renderNodes(db: Store, rows: NodeRow[], opts: { publicUrl: string }): Promise<NodeJson[]> {
+  const publisherIds = [...new Set(rows.map((n) => n.publisher_id))]
+  const [publishers, versions] = await Promise.all([
+    listPublishersByIds(db, publisherIds).then((ps) => renderPublishers(db, ps)),
+    listVersionsByIds(db, rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : []))),
+  ])
+  const archived = new Set((await listArchives(db, versions.map((v) => v.id))).map((a) => a.version_id))
+  const publisherById = new Map(publishers.map((p) => [p.id, p]))
+  const versionById = new Map(versions.map((v) => [v.id, v]))
+  return rows.map((n) => {
+    const out = nodeJson(n)
+    out.publisher = publisherById.get(n.publisher_id)
+    const latest = n.latest_version_id ? versionById.get(n.latest_version_id) : undefined
+    if (latest) {
+      out.latest_version = versionJson(latest, n, { publicUrl: opts.publicUrl, hasArchive: archived.has(latest.id), includeReason: false })
+    }
+    return out
+  })
+}

@@ -1,0 +1,66 @@
+/** Answers a NodeQuery with SQL alone: portable LIKE matching, used until (and whenever) no index is ready. */
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
+import type { NodeQuery } from '../search/node-search'
+import type { Store } from './db'
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+const contains = (s: string) => `%${escapeLike(s.toLowerCase())}%`
+const like = (column: string, pattern: string): Expression<SqlBool> =>
+  sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`
+
+function platformMatch(column: string, filter: string, osIndependent: boolean): Expression<SqlBool> {
+  const key = escapeLike(normalizePlatformValue(filter))
+  const independent = osIndependent ? sql`or ${sql.ref(column)} like ${`%|${OS_INDEPENDENT}|%`}` : sql``
+  return sql<SqlBool>`(${sql.ref(column)} = '' ${independent}
+    or ${sql.ref(column)} like ${`%|${key}|%`} escape '\\'
+    or ${sql.ref(column)} like ${`%|${key} :: %`} escape '\\')`
+}
+
+function filtered(db: Store, q: NodeQuery) {
+  let query = db
+    .selectFrom('nodes')
+    .innerJoin('publishers', 'publishers.id', 'nodes.publisher_id')
+    .where('nodes.status', 'in', q.includeBanned ? ['active', 'banned'] : ['active'])
+  if (q.search) {
+    const p = contains(q.search)
+    const columns = ['nodes.id', 'nodes.name', 'nodes.description', 'nodes.author', 'nodes.tags_json', 'publishers.id', 'publishers.name']
+    query = query.where((eb) => eb.or(columns.map((c) => like(c, p))))
+  }
+  if (q.repositoryUrl) query = query.where(like('nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
+  if (q.hostNode) {
+    const p = contains(q.hostNode)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('host_nodes')
+          .innerJoin('node_versions', 'node_versions.id', 'host_nodes.version_id')
+          .whereRef('node_versions.id', '=', 'nodes.latest_version_id')
+          .where('node_versions.status', '=', 'active')
+          .where(like('host_nodes.name', p))
+          .select(sql`1`.as('one')),
+      ),
+    )
+  }
+  if (q.os) query = query.where(platformMatch('nodes.os_keys', q.os, true))
+  if (q.accelerator) query = query.where(platformMatch('nodes.accelerator_keys', q.accelerator, false))
+  if (q.nodeIds) query = query.where('nodes.normalized_id', 'in', q.nodeIds.length ? q.nodeIds.map((id) => id.toLowerCase()) : [''])
+  if (q.changedSince) query = query.where('nodes.updated_at', '>', q.changedSince)
+  return query
+}
+
+export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: string[]; total: number }> {
+  const base = filtered(db, q)
+  const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  let page = base.select('nodes.id')
+  if (q.search) {
+    page = page.orderBy(sql`case when nodes.normalized_id = ${q.search.toLowerCase()} then 0 else 1 end`)
+  }
+  const rows = await page
+    .orderBy('nodes.search_ranking', 'desc')
+    .orderBy('nodes.downloads', 'desc')
+    .orderBy('nodes.id')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute()
+  return { ids: rows.map((r) => r.id), total: Number(count.n) }
+}

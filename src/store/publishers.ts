@@ -1,0 +1,86 @@
+/** Publishers and their members. */
+import type { Store } from './db'
+import type { MemberRow, PublisherRow, PublisherTable } from './schema'
+
+export function findPublisher(db: Store, id: string): Promise<PublisherRow | undefined> {
+  return db.selectFrom('publishers').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function listPublishers(db: Store, opts: { includeBanned: boolean }): Promise<PublisherRow[]> {
+  let q = db.selectFrom('publishers').selectAll().orderBy('id')
+  if (!opts.includeBanned) q = q.where('status', '=', 'active')
+  return q.execute()
+}
+
+export function listPublishersByIds(db: Store, ids: readonly string[]): Promise<PublisherRow[]> {
+  if (!ids.length) return Promise.resolve([])
+  return db.selectFrom('publishers').selectAll().where('id', 'in', ids).execute()
+}
+
+export function listPublishersOfUser(db: Store, userId: string): Promise<PublisherRow[]> {
+  return db
+    .selectFrom('publishers')
+    .innerJoin('publisher_members', 'publisher_members.publisher_id', 'publishers.id')
+    .selectAll('publishers')
+    .where('publisher_members.user_id', '=', userId)
+    .orderBy('publishers.id')
+    .execute()
+}
+
+export async function countPublishersOfUser(db: Store, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('publisher_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function insertPublisher(db: Store, row: PublisherRow): Promise<void> {
+  await db.insertInto('publishers').values(row).execute()
+}
+
+export type PublisherChanges = Partial<
+  Pick<PublisherTable, 'name' | 'description' | 'website' | 'support' | 'source_code_repo' | 'logo'>
+>
+
+export async function updatePublisher(db: Store, id: string, changes: PublisherChanges, now: string) {
+  await db
+    .updateTable('publishers')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function insertMember(db: Store, row: MemberRow): Promise<void> {
+  await db.insertInto('publisher_members').values(row).execute()
+}
+
+export function findMembership(db: Store, publisherId: string, userId: string): Promise<MemberRow | undefined> {
+  return db
+    .selectFrom('publisher_members')
+    .selectAll()
+    .where('publisher_id', '=', publisherId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+}
+
+/** Members of the given publishers with the user's name and email, owners first. */
+export function listMembers(db: Store, publisherIds: readonly string[]) {
+  if (!publisherIds.length) return Promise.resolve([])
+  return db
+    .selectFrom('publisher_members')
+    .innerJoin('users', 'users.id', 'publisher_members.user_id')
+    .select([
+      'publisher_members.publisher_id',
+      'publisher_members.user_id',
+      'publisher_members.role',
+      'users.name',
+      'users.email',
+    ])
+    .where('publisher_members.publisher_id', 'in', publisherIds)
+    .orderBy('publisher_members.role', 'desc')
+    .orderBy('publisher_members.user_id')
+    .execute()
+}
+export type MemberWithUser = Awaited<ReturnType<typeof listMembers>>[number]

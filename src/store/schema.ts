@@ -1,0 +1,150 @@
+/** Kysely table types; they follow schema.sql column for column. */
+import type { Generated, Insertable, Selectable } from 'kysely'
+
+export interface UserTable {
+  id: string
+  email: string
+  name: string
+  is_admin: number
+  is_approved: number
+  status: 'active' | 'banned'
+  created_at: string
+  updated_at: string
+}
+
+export interface AccessTokenTable {
+  token_hash: string
+  user_id: string
+  created_at: string
+}
+
+export interface PublisherTable {
+  id: string
+  name: string
+  description: string
+  website: string
+  support: string
+  source_code_repo: string
+  logo: string
+  status: 'active' | 'banned'
+  created_at: string
+  updated_at: string
+}
+
+export interface PublisherMemberTable {
+  publisher_id: string
+  user_id: string
+  role: 'owner' | 'member'
+  created_at: string
+}
+
+export interface PublisherTokenTable {
+  id: string
+  publisher_id: string
+  name: string
+  description: string
+  token_hash: string
+  token_prefix: string
+  created_at: string
+}
+
+export interface NodeTable {
+  id: string
+  normalized_id: string
+  publisher_id: string
+  name: string
+  description: Generated<string>
+  author: Generated<string>
+  license: Generated<string>
+  icon: Generated<string>
+  banner_url: Generated<string>
+  repository: Generated<string>
+  repository_key: Generated<string>
+  category: Generated<string>
+  tags_json: Generated<string>
+  tags_admin_json: Generated<string>
+  supported_os_json: Generated<string>
+  supported_accelerators_json: Generated<string>
+  os_keys: Generated<string>
+  accelerator_keys: Generated<string>
+  supported_hostui_version: Generated<string>
+  supported_hostui_frontend_version: Generated<string>
+  preempted_host_node_names_json: Generated<string>
+  translations_json: Generated<string>
+  repohost_stars: Generated<number>
+  search_ranking: Generated<number>
+  downloads: Generated<number>
+  review_count: Generated<number>
+  star_total: Generated<number>
+  status: Generated<'active' | 'banned' | 'deleted'>
+  status_detail: Generated<string>
+  latest_version_id: Generated<string | null>
+  created_at: string
+  updated_at: string
+}
+
+export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
+
+export interface NodeVersionTable {
+  id: string
+  node_id: string
+  version: string
+  changelog: Generated<string>
+  dependencies_json: Generated<string>
+  deprecated: Generated<number>
+  status: Generated<VersionStatus>
+  status_reason: Generated<string>
+  host_node_extract_status: Generated<'pending' | 'success' | 'failed'>
+  supported_os_json: Generated<string>
+  supported_accelerators_json: Generated<string>
+  supported_hostui_version: Generated<string>
+  supported_hostui_frontend_version: Generated<string>
+  tags_json: Generated<string>
+  tags_admin_json: Generated<string>
+  created_at: string
+  updated_at: string
+}
+
+export interface ArchiveTable {
+  version_id: string
+  sha256: string
+  size_bytes: number
+  format: 'zip' | 'tar.gz'
+  created_at: string
+}
+
+export interface HostNodeTable {
+  version_id: string
+  name: string
+}
+
+export interface ReviewTable {
+  node_id: string
+  reviewer: string
+  star: number
+  created_at: string
+  updated_at: string
+}
+
+export interface DB {
+  users: UserTable
+  access_tokens: AccessTokenTable
+  publishers: PublisherTable
+  publisher_members: PublisherMemberTable
+  publisher_tokens: PublisherTokenTable
+  nodes: NodeTable
+  node_versions: NodeVersionTable
+  archives: ArchiveTable
+  host_nodes: HostNodeTable
+  reviews: ReviewTable
+}
+
+export type UserRow = Selectable<UserTable>
+export type PublisherRow = Selectable<PublisherTable>
+export type MemberRow = Selectable<PublisherMemberTable>
+export type PublisherTokenRow = Selectable<PublisherTokenTable>
+export type NodeRow = Selectable<NodeTable>
+export type NewNodeRow = Insertable<NodeTable>
+export type VersionRow = Selectable<NodeVersionTable>
+export type NewVersionRow = Insertable<NodeVersionTable>
+export type ArchiveRow = Selectable<ArchiveTable>

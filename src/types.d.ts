@@ -1,0 +1,5 @@
+/** Text files embedded into the binary with `import x from './file.sql' with { type: 'text' }`. */
+declare module '*.sql' {
+  const text: string
+  export default text
+}
