@@ -11,7 +11,7 @@ import { VERSION_STATUS } from '../domain/wire'
 import type { Env } from './context'
 import { jsonBody, q, queryParams } from './validate'
 
-const ListQuery = v.looseObject({
+const ListQuery = v.object({
   page: q.int(1, 1),
   limit: q.int(1, 10),
   search: q.text,
@@ -27,7 +27,7 @@ const ListQuery = v.looseObject({
 
 const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
 
-const VersionsQuery = v.looseObject({ statuses: q.many, include_status_reason: q.bool })
+const VersionsQuery = v.object({ statuses: q.many, include_status_reason: q.bool })
 
 const BulkBody = v.object({
   node_versions: v.pipe(
@@ -36,7 +36,7 @@ const BulkBody = v.object({
   ),
 })
 
-const ReviewQuery = v.looseObject({
+const ReviewQuery = v.object({
   star: v.pipe(v.string('is required (1 to 5)'), v.regex(/^[1-5]$/, 'must be an integer from 1 to 5'), v.transform(Number)),
 })
 

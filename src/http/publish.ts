@@ -13,7 +13,7 @@ const license = v.nullish(
   v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'),
 )
 
-const NodeBody = v.looseObject({
+const NodeBody = v.object({
   id: str(100),
   name: str(200),
   description: str(1000),
@@ -35,7 +35,7 @@ const NodeBody = v.looseObject({
   translations: v.nullish(v.record(v.string(), v.unknown(), 'must be an object')),
 })
 
-const VersionBody = v.looseObject(
+const VersionBody = v.object(
   {
     version: v.pipe(v.string('is required (a semantic version)'), v.maxLength(100, 'must be at most 100 characters')),
     changelog: str(20_000),
@@ -51,13 +51,13 @@ const VersionBody = v.looseObject(
   'is required',
 )
 
-const PublishBody = v.looseObject({
+const PublishBody = v.object({
   personal_access_token: v.nullish(v.string('must be a string')),
   node: v.nullish(NodeBody),
   node_version: VersionBody,
 })
 
-const VersionUpdateBody = v.looseObject({
+const VersionUpdateBody = v.object({
   changelog: str(20_000),
   deprecated: v.nullish(v.boolean('must be true or false')),
 })

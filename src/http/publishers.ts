@@ -15,7 +15,7 @@ import type { Env } from './context'
 import { defined, httpUrlOrEmpty, str } from './fields'
 import { jsonBody, q, queryParams } from './validate'
 
-const PublisherBody = v.looseObject({
+const PublisherBody = v.object({
   id: str(64),
   name: str(200),
   description: str(5000),
@@ -25,9 +25,9 @@ const PublisherBody = v.looseObject({
   logo: httpUrlOrEmpty(2000),
 })
 
-const TokenBody = v.looseObject({ name: str(200), description: str(2000) })
+const TokenBody = v.object({ name: str(200), description: str(2000) })
 
-const PublisherNodesQuery = v.looseObject({ page: q.int(1, 1), limit: q.int(1, 100), include_banned: q.bool })
+const PublisherNodesQuery = v.object({ page: q.int(1, 1), limit: q.int(1, 100), include_banned: q.bool })
 
 export function publisherRoutes(deps: Deps) {
   const app = new Hono<Env>()

@@ -8,7 +8,8 @@ type Schema = v.GenericSchema<unknown, unknown>
 function describe(issues: readonly v.BaseIssue<unknown>[], where: string): string {
   const issue = issues[0]!
   const path = v.getDotPath(issue)
-  return `${path ? `${where}${path}` : where.replace(/\.$/, '') || 'request'}: ${issue.message}`
+  const message = issue.input === undefined ? 'is required' : issue.message
+  return `${path ? `${where}${path}` : where.replace(/\.$/, '') || 'request'}: ${message}`
 }
 
 export function parseWith<S extends Schema>(schema: S, input: unknown, where: string): v.InferOutput<S> {

@@ -55,7 +55,9 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
 
 export async function updatePublisherFields(deps: Deps, actor: Actor, id: string, input: PublisherInput) {
   await requireRole(deps.db, actor, id, ['owner'])
-  const { id: _ignored, ...changes } = input
+  const { name, description, website, support, source_code_repo, logo } = input
+  const changes = { name, description, website, support, source_code_repo, logo }
+  for (const key of Object.keys(changes) as (keyof typeof changes)[]) if (changes[key] === undefined) delete changes[key]
   if (changes.name !== undefined && !changes.name.trim()) throw badRequest('name: must not be empty')
   await updatePublisher(deps.db, id, changes, timestamp(deps))
   return getPublisher(deps, actor, id)

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { parseRange } from '../../src/http/archives'
+import { makeZip, samplePack } from '../support/archives'
+import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
+
+let t: TestApp
+beforeEach(async () => (t = await makeTestApp()))
+afterEach(() => t.cleanup())
+
+const bytes = makeZip(samplePack([{ name: 'data.bin', data: crypto.getRandomValues(new Uint8Array(5000)) }]))
+const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex')
+const path = '/archives/acme/pack/1.0.0/node.zip'
+
+describe('GET /archives/.../node.zip', () => {
+  test('serves the exact bytes with ETag = SHA-256 and Content-Length', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    const res = await t.app.request(path)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('etag')).toBe(`"${sha256}"`)
+    expect(res.headers.get('content-length')).toBe(String(bytes.length))
+    expect(res.headers.get('content-type')).toBe('application/zip')
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes)
+  })
+
+  test('answers 304 to a matching If-None-Match, 206 to a range, 416 outside it', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    expect((await t.app.request(path, { headers: { 'if-none-match': `"${sha256}"` } })).status).toBe(304)
+    const part = await t.app.request(path, { headers: { range: 'bytes=10-19' } })
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe(`bytes 10-19/${bytes.length}`)
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(10, 20))
+    const tail = await t.app.request(path, { headers: { range: 'bytes=-4' } })
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.subarray(bytes.length - 4))
+    const outside = await t.app.request(path, { headers: { range: `bytes=${bytes.length}-` } })
+    expect(outside.status).toBe(416)
+    expect(outside.headers.get('content-range')).toBe(`bytes */${bytes.length}`)
+  })
+
+  test('404 before the upload and for unknown nodes or versions', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    expect((await t.app.request(path)).status).toBe(404)
+    expect((await t.app.request('/archives/acme/ghost/1.0.0/node.zip')).status).toBe(404)
+    expect((await t.app.request('/archives/acme/pack/2.0.0/node.zip')).status).toBe(404)
+  })
+})
+
+describe('parseRange', () => {
+  test.each([
+    ['bytes=0-9', 100, { start: 0, end: 9 }],
+    ['bytes=90-', 100, { start: 90, end: 99 }],
+    ['bytes=95-200', 100, { start: 95, end: 99 }],
+    ['bytes=-10', 100, { start: 90, end: 99 }],
+    ['bytes=100-', 100, null],
+    ['bytes=5-1', 100, null],
+    ['items=0-1', 100, undefined],
+    ['bytes=0-1,5-6', 100, undefined],
+  ])('%p of %p bytes', (header, size, expected) => {
+    expect(parseRange(header, size)).toEqual(expected as never)
+  })
+})

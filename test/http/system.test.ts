@@ -1,0 +1,74 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
+
+let t: TestApp
+beforeEach(async () => (t = await makeTestApp()))
+afterEach(() => t.cleanup())
+
+describe('system endpoints', () => {
+  test('GET /health and /ready', async () => {
+    expect(await t.call('GET', '/health')).toMatchObject({ status: 200, body: { status: 'ok' } })
+    const ready = await t.call('GET', '/ready')
+    expect(ready.status).toBe(200)
+    expect(ready.body).toMatchObject({ status: 'ready', database: 'ok', storage: 'ok', search: { ready: true } })
+  })
+
+  test('GET /openapi describes every served path', async () => {
+    const res = await t.call('GET', '/openapi')
+    expect(res.body.openapi).toStartWith('3.')
+    for (const path of ['/nodes/search', '/publishers/{publisherId}/nodes/{nodeId}/versions', '/nodes/{nodeId}/install', '/users', '/bulk/nodes/versions', '/archives/{publisherId}/{nodeId}/{version}/node.zip']) {
+      expect(res.body.paths[path]).toBeDefined()
+    }
+    expect(res.body.components.schemas.ErrorResponse.required).toEqual(['error', 'message'])
+  })
+
+  test('unknown routes answer 404 with the error shape', async () => {
+    expect(await t.call('GET', '/nope')).toMatchObject({ status: 404, body: { error: 'not_found' } })
+  })
+
+  test('CORS: any origin, with the headers the web front end sends', async () => {
+    const res = await t.app.request('/nodes/search', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://registry.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,cache-control,pragma,expires' },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase()
+    for (const h of ['authorization', 'content-type', 'cache-control', 'pragma', 'expires']) expect(allowed).toContain(h)
+  })
+
+  test('JSON bodies over 1 MiB get 413', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const res = await t.call('POST', '/publishers/acme/nodes/pack/versions', {
+      body: { personal_access_token: pat, node_version: { version: '1.0.0', changelog: 'x'.repeat(1_100_000) } },
+    })
+    expect(res.status).toBe(413)
+    expect(res.body.error).toBe('payload_too_large')
+  })
+})
+
+describe('credentials never reach logs or responses', () => {
+  test('bearer tokens, publisher tokens and signatures are absent from every log line', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const signature = new URL(res.body.signedUrl).searchParams.get('signature')!
+    await publishActive(t, { pat, node: 'pack', version: '1.1.0' })
+    await t.call('GET', '/users', { token })
+    await publish(t, { pat: `${pat}x`, node: 'pack', version: '2.0.0' })
+    await t.call('GET', '/users', { token: `${token}x` })
+    const logs = t.logs.join('\n')
+    expect(t.logs.length).toBeGreaterThan(5)
+    for (const secret of [token, pat, signature]) expect(logs).not.toContain(secret)
+    expect(JSON.stringify(res.body)).not.toContain(pat)
+  })
+
+  test('tokens are stored only as hashes', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    const rows = JSON.stringify([
+      await t.deps.db.selectFrom('access_tokens').selectAll().execute(),
+      await t.deps.db.selectFrom('publisher_tokens').selectAll().execute(),
+    ])
+    expect(rows).not.toContain(token)
+    expect(rows).not.toContain(pat)
+  })
+})

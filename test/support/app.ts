@@ -1,0 +1,133 @@
+/** A real app per test: :memory: store, blobs in a fresh temp dir, fixed clock; helpers that call it like clients do. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DEFAULT_ARCHIVE_LIMITS } from '../../src/archive/entries'
+import { createDiskBlobStore } from '../../src/blobs/disk'
+import { createUrlSigner } from '../../src/blobs/signing'
+import { createApp } from '../../src/http/app'
+import { createLog } from '../../src/log'
+import type { Deps, RegistrySettings } from '../../src/services/deps'
+import { createUser } from '../../src/services/identity'
+import { createRateLimiter } from '../../src/services/rate-limit'
+import { createStoreSearch } from '../../src/search/store-search'
+import { openStore } from '../../src/store/db'
+import { makeZip, samplePack } from './archives'
+
+export const PUBLIC_URL = 'http://registry.test'
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>
+  deps: Deps
+  dir: string
+  logs: string[]
+  clock: { now: Date }
+  cleanup(): Promise<void>
+  /** JSON request; `token` becomes a bearer header. Returns status, parsed body and headers. */
+  call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>
+}
+
+export async function makeTestApp(overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps> } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
+  const db = openStore(':memory:')
+  const logs: string[] = []
+  const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
+  const deps: Deps = {
+    db,
+    blobs: createDiskBlobStore(dir),
+    signer: createUrlSigner('test-secret'),
+    search: createStoreSearch(db),
+    log: createLog({ level: 'debug', write: (line) => logs.push(line) }),
+    now: () => new Date(clock.now),
+    reviewLimiter: createRateLimiter(30, 600_000),
+    settings: {
+      publicUrl: PUBLIC_URL,
+      maxUploadBytes: 5 * 1024 * 1024,
+      autoApprove: true,
+      maxPublishersPerUser: 5,
+      requireReviewAuth: false,
+      uploadUrlTtlSeconds: 900,
+      archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      ...overrides.settings,
+    },
+    ...overrides.deps,
+  }
+  const app = createApp(deps)
+  return {
+    app,
+    deps,
+    dir,
+    logs,
+    clock,
+    async cleanup() {
+      await db.destroy()
+      rmSync(dir, { recursive: true, force: true })
+    },
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers }
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`
+      let body: BodyInit | undefined
+      if (opts.body !== undefined) {
+        body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as BodyInit) : JSON.stringify(opts.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      const res = await app.request(path, { method, headers, body })
+      const text = await res.text()
+      let parsed: unknown = text
+      try {
+        parsed = text ? JSON.parse(text) : undefined
+      } catch {}
+      return { status: res.status, body: parsed, headers: res.headers }
+    },
+  }
+}
+
+export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {
+  return createUser(t.deps.db, { id, email: `${id}@example.com`, name: id.toUpperCase(), isAdmin: opts.admin ?? false, now: t.clock.now.toISOString() })
+}
+
+export async function addPublisher(t: TestApp, token: string, id: string): Promise<void> {
+  const res = await t.call('POST', '/publishers', { token, body: { id, name: `${id} name` } })
+  if (res.status !== 201) throw new Error(`publisher ${id}: ${res.status} ${JSON.stringify(res.body)}`)
+}
+
+export async function addPublisherToken(t: TestApp, token: string, publisherId: string): Promise<string> {
+  const res = await t.call('POST', `/publishers/${publisherId}/tokens`, { token, body: { name: 'ci' } })
+  if (res.status !== 201) throw new Error(`token: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.token
+}
+
+/** A user "alice" owning publisher "acme" with a publisher token. */
+export async function aliceWithPublisher(t: TestApp) {
+  const token = await addUser(t, 'alice')
+  await addPublisher(t, token, 'acme')
+  return { token, pat: await addPublisherToken(t, token, 'acme') }
+}
+
+export async function publish(
+  t: TestApp,
+  opts: { pat: string; publisher?: string; node: string; version: string; nodeFields?: Record<string, unknown>; versionFields?: Record<string, unknown> },
+) {
+  return t.call('POST', `/publishers/${opts.publisher ?? 'acme'}/nodes/${opts.node}/versions`, {
+    body: {
+      personal_access_token: opts.pat,
+      node: { id: opts.node, description: `${opts.node} description`, ...opts.nodeFields },
+      node_version: { version: opts.version, dependencies: [], ...opts.versionFields },
+    },
+  })
+}
+
+export async function upload(t: TestApp, signedUrl: string, bytes: Uint8Array = makeZip(samplePack()), contentType = 'application/zip') {
+  const res = await t.app.request(signedUrl, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+/** Publish and upload a valid archive; returns the version JSON after the upload. */
+export async function publishActive(t: TestApp, opts: Parameters<typeof publish>[1] & { bytes?: Uint8Array }) {
+  const res = await publish(t, opts)
+  if (res.status !== 201) throw new Error(`publish: ${res.status} ${JSON.stringify(res.body)}`)
+  const up = await upload(t, res.body.signedUrl, opts.bytes)
+  if (up.status !== 200) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`)
+  return up.body.node_version
+}

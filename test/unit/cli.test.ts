@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runCli } from '../../src/cli'
+import { loadConfig } from '../../src/config'
+
+function io(env: Record<string, string> = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) } }
+}
+
+const dirs: string[] = []
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'registry-mirror-cli-'))
+  dirs.push(d)
+  return d
+}
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+describe('loadConfig', () => {
+  test('defaults, environment, and flags over environment', () => {
+    const { config } = loadConfig({ flags: { port: '9000' }, env: { REGISTRY_MIRROR_PORT: '7000', REGISTRY_MIRROR_AUTO_APPROVE: 'false' } })
+    expect(config).toMatchObject({ data: './data', host: '127.0.0.1', port: 9000, 'auto-approve': false, 'max-upload-bytes': 209715200 })
+    expect(config!['public-url']).toBeUndefined()
+  })
+
+  test('one line per problem, naming where the value came from', () => {
+    const { problems } = loadConfig({ flags: { port: '70000', 'public-url': 'ftp://x' }, env: { REGISTRY_MIRROR_MAX_UPLOAD_BYTES: 'lots' } })
+    expect(problems).toEqual([
+      '--port: expected a whole number from 0 to 65535 (got "70000")',
+      '--public-url: expected an absolute http(s) URL (got "ftp://x")',
+      'REGISTRY_MIRROR_MAX_UPLOAD_BYTES: expected a whole number from 1 to 9007199254740991 (got "lots")',
+    ])
+  })
+
+  test('public URL loses its trailing slash', () => {
+    expect(loadConfig({ flags: { 'public-url': 'https://r.example/base/' }, env: {} }).config!['public-url']).toBe('https://r.example/base')
+  })
+})
+
+describe('runCli', () => {
+  test('bad settings exit 2 with one line each', async () => {
+    const { io: cli, err } = io()
+    expect(await runCli(['serve', '--port', 'abc', '--auto-approve=maybe'], cli)).toBe(2)
+    expect(err).toHaveLength(2)
+    expect(err[0]).toStartWith('--port:')
+    expect(err[1]).toStartWith('--auto-approve:')
+  })
+
+  test('unknown options and commands exit 2', async () => {
+    const a = io()
+    expect(await runCli(['serve', '--bogus'], a.io)).toBe(2)
+    expect(a.err[0]).toContain('--bogus')
+    const b = io()
+    expect(await runCli(['frobnicate'], b.io)).toBe(2)
+  })
+
+  test('--help for each command exits 0', async () => {
+    for (const argv of [['--help'], ['serve', '--help'], ['users', 'create', '--help'], ['tokens', 'create', '--help'], ['help', 'serve']]) {
+      const h = io()
+      expect(await runCli(argv, h.io)).toBe(0)
+      expect(h.out.join('\n')).toContain('Usage:')
+    }
+    const s = io()
+    await runCli(['serve', '--help'], s.io)
+    expect(s.out[0]).toContain('REGISTRY_MIRROR_PUBLIC_URL')
+  })
+
+  test('users create prints one token line; tokens create another; errors exit non-zero', async () => {
+    const data = tmp()
+    const a = io()
+    expect(await runCli(['users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--data', data], a.io)).toBe(0)
+    expect(a.out).toHaveLength(1)
+    expect(a.out[0]).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const b = io({ REGISTRY_MIRROR_DATA: data })
+    expect(await runCli(['tokens', 'create', '--user', 'alice'], b.io)).toBe(0)
+    expect(b.out[0]).not.toBe(a.out[0])
+    const dup = io()
+    expect(await runCli(['users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'A', '--data', data], dup.io)).toBe(1)
+    expect(dup.err[0]).toBe('user "alice" already exists')
+    const missing = io()
+    expect(await runCli(['users', 'create', '--id', 'bob', '--data', data], missing.io)).toBe(2)
+    expect(missing.err).toEqual(['--email: required', '--name: required'])
+    const ghost = io()
+    expect(await runCli(['tokens', 'create', '--user', 'ghost', '--data', data], ghost.io)).toBe(1)
+  })
+})
