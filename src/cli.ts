@@ -139,7 +139,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   } catch (err) {
     if (err instanceof AppError) return io.err(err.message), 1
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return io.err(err.message), 2
+      return io.err(err.message.split('\n')[0]!), 2
     }
     throw err
   }

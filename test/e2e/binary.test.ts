@@ -1,0 +1,146 @@
+/** Drives the compiled executable over real HTTP on 127.0.0.1, the way the publishing CLI and the manager do. */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { makeZip, samplePack } from '../support/archives'
+
+const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
+const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
+
+beforeAll(async () => {
+  if (process.env.REGISTRY_MIRROR_BIN) return
+  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], { stdout: 'ignore', stderr: 'inherit', env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` } })
+  if (build.exitCode !== 0) throw new Error('build failed')
+})
+afterAll(() => rmSync(data, { recursive: true, force: true }))
+
+interface Server {
+  url: string
+  proc: ReturnType<typeof Bun.spawn>
+  stop(): Promise<number>
+}
+
+async function start(...args: string[]): Promise<Server> {
+  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server exited: ${await new Response(proc.stderr).text()}`)
+    text += new TextDecoder().decode(value)
+  }
+  const first = text.split('\n')[0]!
+  expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/)
+  return {
+    url: first.replace('listening on ', ''),
+    proc,
+    async stop() {
+      proc.kill('SIGTERM')
+      return proc.exited
+    },
+  }
+}
+
+function cli(...args: string[]) {
+  const res = Bun.spawnSync([BIN, ...args, '--data', data])
+  return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
+}
+
+const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const zip = makeZip(samplePack([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(64 * 1024)) }]))
+
+describe('the compiled binary', () => {
+  let token = ''
+  let pat = ''
+
+  test('publish, upload, install, download, search — as real clients do', async () => {
+    const created = cli('users', 'create', '--id', 'alice', '--email', 'alice@example.com', '--name', 'Alice')
+    expect(created.code).toBe(0)
+    token = created.out
+    const server = await start()
+    const auth = { authorization: `Bearer ${token}` }
+    const pub = await fetch(`${server.url}/publishers`, { ...json({ id: 'acme', name: 'Acme' }), headers: { ...auth, 'content-type': 'application/json' } })
+    expect(pub.status).toBe(201)
+    const tok = await fetch(`${server.url}/publishers/acme/tokens`, { ...json({ name: 'ci' }), headers: { ...auth, 'content-type': 'application/json' } })
+    pat = (await tok.json()).token
+
+    // The publishing CLI: POST the version with the token in the body, then PUT the zip to signedUrl.
+    const published = await fetch(
+      `${server.url}/publishers/acme/nodes/blur-pack/versions`,
+      json({
+        personal_access_token: pat,
+        node: { id: 'blur-pack', name: 'Blur Pack', description: 'Blurs images', license: '{"file": "LICENSE"}', repository: 'https://github.com/acme/blur-pack', icon: '', banner_url: '' },
+        node_version: { version: '1.0.0', dependencies: ['numpy'], changelog: 'first' },
+      }),
+    )
+    expect(published.status).toBe(201)
+    const { signedUrl, node_version } = await published.json()
+    expect(node_version.changelog).toBe('first')
+    const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: zip })
+    expect(put.status).toBe(200)
+
+    // The manager: install, then download from downloadUrl.
+    const install = await (await fetch(`${server.url}/nodes/blur-pack/install`)).json()
+    expect(install).toMatchObject({ version: '1.0.0', downloadUrl: `${server.url}/archives/acme/blur-pack/1.0.0/node.zip` })
+    const download = await fetch(install.downloadUrl)
+    expect(download.headers.get('etag')).toBe(`"${new Bun.CryptoHasher('sha256').update(zip).digest('hex')}"`)
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(zip)
+    const page = await (await fetch(`${server.url}/nodes?page=1&limit=30`, { headers: { 'cache-control': 'no-cache' } })).json()
+    expect(page).toMatchObject({ total: 1, totalPages: 1 })
+    expect(page.nodes[0]).toMatchObject({ id: 'blur-pack', publisher: { name: 'Acme' }, latest_version: { version: '1.0.0' } })
+    const search = await (await fetch(`${server.url}/nodes/search?search=blur`)).json()
+    expect(search.nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
+
+    // Bad input gets a clear 4xx, never a dropped connection.
+    const bad = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"node_version": ' })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toEqual({ error: 'invalid_json', message: 'body: malformed JSON' })
+    expect(await server.stop()).toBe(0)
+  })
+
+  test('a restart on the same data finds everything still there', async () => {
+    const server = await start()
+    const node = await (await fetch(`${server.url}/nodes/blur-pack`)).json()
+    expect(node).toMatchObject({ id: 'blur-pack', downloads: 1, latest_version: { version: '1.0.0', status: 'NodeVersionStatusActive' } })
+    const download = await fetch(`${server.url}/archives/acme/blur-pack/1.0.0/node.zip`)
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(zip)
+    expect((await fetch(`${server.url}/users`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    const again = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, json({ personal_access_token: pat, node_version: { version: '1.0.0' } }))
+    expect(again.status).toBe(409)
+    expect(await server.stop()).toBe(0)
+  })
+
+  test('SIGTERM lets an upload in flight finish, then exits 0', async () => {
+    const server = await start()
+    const res = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, json({ personal_access_token: pat, node_version: { version: '1.1.0' } }))
+    const { signedUrl } = await res.json()
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= zip.length) return controller.close()
+        const chunk = zip.subarray(sent, sent + 4096)
+        sent += chunk.length
+        // Asked to stop once the server is surely handling the request, while its body still streams.
+        if (sent === 4 * 4096) server.proc.kill('SIGTERM')
+        await Bun.sleep(20)
+        controller.enqueue(chunk)
+      },
+    })
+    const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': String(zip.length) }, body })
+    expect(put.status).toBe(200)
+    expect(await server.proc.exited).toBe(0)
+    const after = await start()
+    expect((await (await fetch(`${after.url}/nodes/blur-pack`)).json()).latest_version.version).toBe('1.1.0')
+    expect(await after.stop()).toBe(0)
+  })
+
+  test('--help exits 0; bad settings exit 2 with one line each', () => {
+    const help = Bun.spawnSync([BIN, 'serve', '--help'])
+    expect(help.exitCode).toBe(0)
+    expect(help.stdout.toString()).toContain('--public-url')
+    const bad = Bun.spawnSync([BIN, 'serve', '--port', 'nine', '--max-upload-bytes=-1'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr.toString().trim().split('\n')).toHaveLength(2)
+  })
+})
