@@ -47,6 +47,8 @@ function cli(...args: string[]) {
   return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
 }
 
+/** Response bodies in these tests are read as loosely typed JSON. */
+const read = (res: Response): Promise<any> => res.json()
 const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 const zip = makeZip(samplePack([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(64 * 1024)) }]))
 
@@ -63,7 +65,7 @@ describe('the compiled binary', () => {
     const pub = await fetch(`${server.url}/publishers`, { ...json({ id: 'acme', name: 'Acme' }), headers: { ...auth, 'content-type': 'application/json' } })
     expect(pub.status).toBe(201)
     const tok = await fetch(`${server.url}/publishers/acme/tokens`, { ...json({ name: 'ci' }), headers: { ...auth, 'content-type': 'application/json' } })
-    pat = (await tok.json()).token
+    pat = (await read(tok)).token
 
     // The publishing CLI: POST the version with the token in the body, then PUT the zip to signedUrl.
     const published = await fetch(
@@ -75,33 +77,33 @@ describe('the compiled binary', () => {
       }),
     )
     expect(published.status).toBe(201)
-    const { signedUrl, node_version } = await published.json()
+    const { signedUrl, node_version } = await read(published)
     expect(node_version.changelog).toBe('first')
     const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: zip })
     expect(put.status).toBe(200)
 
     // The manager: install, then download from downloadUrl.
-    const install = await (await fetch(`${server.url}/nodes/blur-pack/install`)).json()
+    const install = await read(await fetch(`${server.url}/nodes/blur-pack/install`))
     expect(install).toMatchObject({ version: '1.0.0', downloadUrl: `${server.url}/archives/acme/blur-pack/1.0.0/node.zip` })
     const download = await fetch(install.downloadUrl)
     expect(download.headers.get('etag')).toBe(`"${new Bun.CryptoHasher('sha256').update(zip).digest('hex')}"`)
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(zip)
-    const page = await (await fetch(`${server.url}/nodes?page=1&limit=30`, { headers: { 'cache-control': 'no-cache' } })).json()
+    const page = await read(await fetch(`${server.url}/nodes?page=1&limit=30`, { headers: { 'cache-control': 'no-cache' } }))
     expect(page).toMatchObject({ total: 1, totalPages: 1 })
     expect(page.nodes[0]).toMatchObject({ id: 'blur-pack', publisher: { name: 'Acme' }, latest_version: { version: '1.0.0' } })
-    const search = await (await fetch(`${server.url}/nodes/search?search=blur`)).json()
+    const search = await read(await fetch(`${server.url}/nodes/search?search=blur`))
     expect(search.nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
 
     // Bad input gets a clear 4xx, never a dropped connection.
     const bad = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"node_version": ' })
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toEqual({ error: 'invalid_json', message: 'body: malformed JSON' })
+    expect(await read(bad)).toEqual({ error: 'invalid_json', message: 'body: malformed JSON' })
     expect(await server.stop()).toBe(0)
   })
 
   test('a restart on the same data finds everything still there', async () => {
     const server = await start()
-    const node = await (await fetch(`${server.url}/nodes/blur-pack`)).json()
+    const node = await read(await fetch(`${server.url}/nodes/blur-pack`))
     expect(node).toMatchObject({ id: 'blur-pack', downloads: 1, latest_version: { version: '1.0.0', status: 'NodeVersionStatusActive' } })
     const download = await fetch(`${server.url}/archives/acme/blur-pack/1.0.0/node.zip`)
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(zip)
@@ -114,7 +116,7 @@ describe('the compiled binary', () => {
   test('SIGTERM lets an upload in flight finish, then exits 0', async () => {
     const server = await start()
     const res = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, json({ personal_access_token: pat, node_version: { version: '1.1.0' } }))
-    const { signedUrl } = await res.json()
+    const { signedUrl } = await read(res)
     let sent = 0
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -131,7 +133,7 @@ describe('the compiled binary', () => {
     expect(put.status).toBe(200)
     expect(await server.proc.exited).toBe(0)
     const after = await start()
-    expect((await (await fetch(`${after.url}/nodes/blur-pack`)).json()).latest_version.version).toBe('1.1.0')
+    expect((await read(await fetch(`${after.url}/nodes/blur-pack`))).latest_version.version).toBe('1.1.0')
     expect(await after.stop()).toBe(0)
   })
 

@@ -198,7 +198,7 @@ describe('signed upload PUT', () => {
     const stream = new Blob([big]).stream() // no Content-Length: the cap must hold while streaming
     const up = await t.app.request(res.body.signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: stream })
     expect(up.status).toBe(413)
-    expect((await up.json()).error).toBe('payload_too_large')
+    expect(((await up.json()) as { error: string }).error).toBe('payload_too_large')
     expect([...new Bun.Glob('**/*').scanSync(t.dir)].filter((f) => !f.startsWith('tmp/') || f.endsWith('.part'))).toEqual([])
     expect((await upload(t, res.body.signedUrl)).status).toBe(200)
   })

@@ -66,9 +66,9 @@ export async function makeTestApp(overrides: { settings?: Partial<RegistrySettin
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }
       if (opts.token) headers.authorization = `Bearer ${opts.token}`
-      let body: BodyInit | undefined
+      let body: RequestInit["body"] | undefined
       if (opts.body !== undefined) {
-        body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as BodyInit) : JSON.stringify(opts.body)
+        body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as RequestInit["body"]) : JSON.stringify(opts.body)
         headers['content-type'] ??= 'application/json'
       }
       const res = await app.request(path, { method, headers, body })

@@ -10,7 +10,7 @@ export interface FileSpec {
 
 const bytesOf = (d: string | Uint8Array | undefined) => (typeof d === 'string' ? new TextEncoder().encode(d) : (d ?? new Uint8Array()))
 
-export function makeZip(files: FileSpec[], opts: { deflate?: boolean } = {}): Uint8Array {
+export function makeZip(files: FileSpec[], opts: { deflate?: boolean } = {}): Uint8Array<ArrayBuffer> {
   const locals: Uint8Array[] = []
   const centrals: Uint8Array[] = []
   let offset = 0
@@ -53,7 +53,7 @@ export function makeZip(files: FileSpec[], opts: { deflate?: boolean } = {}): Ui
   return concat([...locals, ...centrals, new Uint8Array(end.buffer)])
 }
 
-export function makeTarGz(files: FileSpec[]): Uint8Array {
+export function makeTarGz(files: FileSpec[]): Uint8Array<ArrayBuffer> {
   const blocks: Uint8Array[] = []
   for (const f of files) {
     const data = bytesOf(f.data)
@@ -71,10 +71,10 @@ export function makeTarGz(files: FileSpec[]): Uint8Array {
     blocks.push(header, data, new Uint8Array((512 - (data.byteLength % 512)) % 512))
   }
   blocks.push(new Uint8Array(1024))
-  return gzipSync(concat(blocks))
+  return new Uint8Array(gzipSync(concat(blocks)))
 }
 
-export function concat(parts: Uint8Array[]): Uint8Array {
+export function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0))
   let at = 0
   for (const p of parts) {
