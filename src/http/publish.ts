@@ -13,6 +13,16 @@ const license = v.nullish(
   v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'),
 )
 
+/** Compatibility targets, sent in both `node` and `node_version` (with the upstream's spellings too). */
+const platformFields = {
+  supported_os: strList(50, 200),
+  supported_accelerators: strList(50, 200),
+  supported_hostui_version: str(200),
+  supported_comfyui_version: str(200),
+  supported_hostui_frontend_version: str(200),
+  supported_comfyui_frontend_version: str(200),
+}
+
 const NodeBody = v.object({
   id: str(100),
   name: str(200),
@@ -24,12 +34,7 @@ const NodeBody = v.object({
   repository: str(2000),
   category: str(200),
   tags: strList(50, 100),
-  supported_os: strList(50, 200),
-  supported_accelerators: strList(50, 200),
-  supported_hostui_version: str(200),
-  supported_comfyui_version: str(200),
-  supported_hostui_frontend_version: str(200),
-  supported_comfyui_frontend_version: str(200),
+  ...platformFields,
   preempted_host_node_names: strList(1000, 200),
   preempted_comfy_node_names: strList(1000, 200),
   translations: v.nullish(v.record(v.string(), v.unknown(), 'must be an object')),
@@ -40,12 +45,7 @@ const VersionBody = v.object(
     version: v.pipe(v.string('is required (a semantic version)'), v.maxLength(100, 'must be at most 100 characters')),
     changelog: str(20_000),
     dependencies: strList(1000, 1000),
-    supported_os: strList(50, 200),
-    supported_accelerators: strList(50, 200),
-    supported_hostui_version: str(200),
-    supported_comfyui_version: str(200),
-    supported_hostui_frontend_version: str(200),
-    supported_comfyui_frontend_version: str(200),
+    ...platformFields,
     tags: strList(50, 100),
   },
   'is required',
