@@ -11,7 +11,8 @@ import { createApp, type App } from './http/app'
 import { createLog } from './log'
 import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
-import { createStoreSearch } from './search/store-search'
+import { createIndexedSearch } from './search/indexed-search'
+import { createNodeJsonCache } from './services/node-json'
 import { openStore } from './store/db'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -53,16 +54,19 @@ export async function serve(config: Config, io: Io): Promise<number> {
     io.err(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`)
     return 1
   }
+  const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
+  const search = createIndexedSearch(db, log)
   const deps: Deps = {
     db,
     blobs: createDiskBlobStore(config.data),
     signer: createUrlSigner(signingSecret(config.data)),
-    search: createStoreSearch(db),
+    search,
+    nodeJson: createNodeJsonCache(db, publicUrl),
     log,
     now: () => new Date(),
     reviewLimiter: createRateLimiter(30, 10 * 60_000),
     settings: {
-      publicUrl: config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`,
+      publicUrl,
       maxUploadBytes: config['max-upload-bytes'],
       autoApprove: config['auto-approve'],
       maxPublishersPerUser: config['max-publishers-per-user'],
@@ -73,7 +77,9 @@ export async function serve(config: Config, io: Io): Promise<number> {
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'] })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
-  log.info('server.started', { host: config.host, port: server.port, publicUrl: deps.settings.publicUrl, data: config.data })
+  log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
+  // The store answers searches until the index is warm; a failed warm-up leaves it that way.
+  search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
   const signal = await io.stopSignal
   log.info('server.stopping', { signal })

@@ -3,7 +3,7 @@ import { Hono } from 'hono'
 import * as v from 'valibot'
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
-import { listNodePage } from '../services/node-lists'
+import { nodePageJson } from '../services/node-lists'
 import { bulkVersions, getNode, getNodeVersion, getVersionHostNodes, installNode, listNodeVersions } from '../services/nodes'
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
@@ -66,8 +66,9 @@ function parseStatuses(names: string[] | undefined): VersionStatus[] | undefined
 export function nodeRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
-  app.get('/', async (c) => c.json(await listNodePage(deps, listParams(queryParams(c, ListQuery), true))))
-  app.get('/search', async (c) => c.json(await listNodePage(deps, listParams(queryParams(c, ListQuery), false))))
+  const page = (json: string) => new Response(json, { headers: { 'content-type': 'application/json' } })
+  app.get('/', async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), true))))
+  app.get('/search', async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), false))))
 
   app.get('/:nodeId', async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
 

@@ -2,6 +2,7 @@
 import { Hono } from 'hono'
 import { sql } from 'kysely'
 import type { Deps } from '../services/deps'
+import { countIndexableNodes } from '../store/search-docs'
 import type { Env } from './context'
 import { openApiDocument } from './openapi'
 
@@ -14,8 +15,12 @@ export function systemRoutes(deps: Deps) {
   app.get('/ready', async (c) => {
     const database = await sql`select 1`.execute(deps.db).then(() => 'ok', () => 'failing')
     const storage = (await deps.blobs.check()) ? 'ok' : 'failing'
-    const search = deps.search.status()
-    const ready = database === 'ok' && storage === 'ok'
+    const stored = database === 'ok' ? await countIndexableNodes(deps.db) : undefined
+    const index = deps.search.status()
+    // While the index warms, the store answers searches: still ready. A warm index must hold every node.
+    const consistent = !index.ready || index.indexed === stored
+    const search = { ...index, stored, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
+    const ready = database === 'ok' && storage === 'ok' && consistent
     return c.json({ status: ready ? 'ready' : 'not_ready', database, storage, search }, ready ? 200 : 503)
   })
 

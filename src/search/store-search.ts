@@ -1,12 +1,14 @@
-/** The NodeSearch engine that asks the store directly: always correct, no warm-up. */
+/** The NodeSearch engine that asks the store directly: always correct, no warm-up; the index's fallback. */
 import type { Store } from '../store/db'
-import { queryNodeIds } from '../store/node-query'
+import { findHostNodeOwner, queryNodeIds } from '../store/node-query'
 import type { NodeSearch } from './node-search'
 
 export function createStoreSearch(db: Store): NodeSearch {
   return {
     find: (q) => queryNodeIds(db, q),
-    nodesChanged: () => {},
-    status: () => ({ ready: true, indexed: 0, engine: 'store' }),
+    hostNodeOwner: (name) => findHostNodeOwner(db, name),
+    nodesChanged: async () => {},
+    publishersChanged: async () => {},
+    status: () => ({ ready: false, indexed: 0, engine: 'store' }),
   }
 }

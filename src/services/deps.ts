@@ -5,6 +5,7 @@ import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
+import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
 export interface RegistrySettings {
@@ -23,6 +24,7 @@ export interface Deps {
   blobs: BlobStore
   signer: UrlSigner
   search: NodeSearch
+  nodeJson: NodeJsonCache
   log: Log
   now: () => Date
   settings: RegistrySettings

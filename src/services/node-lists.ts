@@ -1,7 +1,7 @@
 /** Paged node lists: /nodes/search, /nodes and a publisher's nodes, all answered by the NodeSearch engine. */
 import type { NodePage } from '../domain/wire'
 import type { NodeQuery } from '../search/node-search'
-import { listNodesByIds, listNodesOfPublisher } from '../store/nodes'
+import { listNodesOfPublisher } from '../store/nodes'
 import { requirePublisher } from './access'
 import type { Deps } from './deps'
 import { renderNodes } from './views'
@@ -10,24 +10,14 @@ export const MAX_PAGE_SIZE = 100
 
 export type ListParams = Omit<NodeQuery, 'offset' | 'limit'> & { page: number; limit: number }
 
-async function renderIds(deps: Deps, ids: string[]) {
-  const rows = await listNodesByIds(deps.db, ids)
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  const ordered = ids.flatMap((id) => byId.get(id) ?? [])
-  return renderNodes(deps.db, ordered, { publicUrl: deps.settings.publicUrl })
-}
-
-export async function listNodePage(deps: Deps, params: ListParams): Promise<NodePage> {
+/** A page of nodes as JSON text (a NodePage), assembled from the per-node JSON cache. */
+export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
   const limit = Math.min(params.limit, MAX_PAGE_SIZE)
   const { page, ...query } = params
   const found = await deps.search.find({ ...query, offset: (page - 1) * limit, limit })
-  return {
-    nodes: await renderIds(deps, found.ids),
-    page,
-    limit,
-    total: found.total,
-    totalPages: Math.ceil(found.total / limit),
-  }
+  const nodes = await deps.nodeJson.render(found.ids)
+  const meta: Omit<NodePage, 'nodes'> = { page, limit, total: found.total, totalPages: Math.ceil(found.total / limit) }
+  return `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`
 }
 
 export async function listPublisherNodes(

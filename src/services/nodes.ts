@@ -7,6 +7,7 @@ import { countDownload, findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
 import { type Actor, requireRole } from './access'
+import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { pickLatest, sortVersionsDesc } from './latest'
 import { renderNodes, renderVersions, versionJson } from './views'
@@ -71,7 +72,7 @@ export async function installNode(deps: Deps, id: string, version?: string): Pro
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
   await countDownload(deps.db, node.id)
-  deps.search.nodesChanged([node.id])
+  await nodesChanged(deps, [node.id])
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 
@@ -92,6 +93,7 @@ export async function updateNodeVersion(
     ...(changes.changelog !== undefined && { changelog: changes.changelog }),
     ...(changes.deprecated !== undefined && { deprecated: changes.deprecated ? 1 : 0 }),
   }, timestamp(deps))
+  await nodesChanged(deps, [node.id])
   const [json] = await renderVersions(deps.db, node, [(await findVersionById(deps.db, row.id))!], { publicUrl: deps.settings.publicUrl })
   return json!
 }

@@ -9,6 +9,7 @@ import { findNode, insertNode, updateNodeFields, type NodeFields } from '../stor
 import type { NodeRow, PublisherRow } from '../store/schema'
 import { findVersion, insertVersion } from '../store/versions'
 import { type Actor, isMember, requirePublisher } from './access'
+import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { publisherTokenValid } from './publisher-tokens'
@@ -104,7 +105,7 @@ export async function publishVersion(
     if (isUniqueViolation(err)) throw conflict(existing ? 'The node version already exists' : `node "${input.nodeId}" already exists`, existing ? 'version_exists' : 'node_exists')
     throw err
   }
-  deps.search.nodesChanged([input.nodeId])
+  await nodesChanged(deps, [input.nodeId])
 
   const path = archivePath(publisher.id, input.nodeId, version)
   const expires = Math.floor(deps.now().getTime() / 1000) + deps.settings.uploadUrlTtlSeconds

@@ -13,6 +13,7 @@ import {
   type PublisherChanges,
 } from '../store/publishers'
 import { type Actor, requireActiveUser, requirePublisher, requireRole } from './access'
+import { publishersChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { renderPublishers } from './views'
 
@@ -60,6 +61,7 @@ export async function updatePublisherFields(deps: Deps, actor: Actor, id: string
   for (const key of Object.keys(changes) as (keyof typeof changes)[]) if (changes[key] === undefined) delete changes[key]
   if (changes.name !== undefined && !changes.name.trim()) throw badRequest('name: must not be empty')
   await updatePublisher(deps.db, id, changes, timestamp(deps))
+  await publishersChanged(deps, [id])
   return getPublisher(deps, actor, id)
 }
 

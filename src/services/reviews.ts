@@ -3,6 +3,7 @@ import type { NodeJson } from '../domain/wire'
 import { tooManyRequests, unauthorized } from '../errors'
 import { putReview } from '../store/reviews'
 import type { Actor } from './access'
+import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { requireNode } from './nodes'
 import { renderNodes } from './views'
@@ -20,7 +21,7 @@ export async function addReview(
   }
   const reviewer = actor.user ? `user:${actor.user.id}` : `addr:${actor.address}`
   await deps.db.transaction().execute((trx) => putReview(trx, { nodeId: node.id, reviewer, star, now: timestamp(deps) }))
-  deps.search.nodesChanged([node.id])
+  await nodesChanged(deps, [node.id])
   const [json] = await renderNodes(deps.db, [(await requireNode(deps, node.id, { allowBanned: true }))], { publicUrl: deps.settings.publicUrl })
   return json!
 }

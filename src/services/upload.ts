@@ -7,6 +7,7 @@ import { conflict, forbidden, notFound, payloadTooLarge } from '../errors'
 import { isUniqueViolation } from '../store/db'
 import { findNode } from '../store/nodes'
 import { findArchive, findVersion, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
+import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { versionJson } from './views'
@@ -73,7 +74,7 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
     if (isUniqueViolation(err)) throw alreadyUploaded()
     throw err
   }
-  deps.search.nodesChanged([node.id])
+  await nodesChanged(deps, [node.id])
   deps.log.info('archive.stored', { node: node.id, version: version.version, bytes: blob.size, valid: inspection.ok })
   const updated = await findVersion(deps.db, node.id, version.version)
   return versionJson(updated!, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })

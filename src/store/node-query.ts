@@ -64,3 +64,20 @@ export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: stri
     .execute()
   return { ids: rows.map((r) => r.id), total: Number(count.n) }
 }
+
+/** The best-ranked visible node whose latest active version provides the host node (ignoring case). */
+export async function findHostNodeOwner(db: Store, name: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('host_nodes')
+    .innerJoin('node_versions', 'node_versions.id', 'host_nodes.version_id')
+    .innerJoin('nodes', 'nodes.latest_version_id', 'node_versions.id')
+    .select('nodes.id')
+    .where('node_versions.status', '=', 'active')
+    .where('nodes.status', '!=', 'deleted')
+    .where(sql<SqlBool>`lower(host_nodes.name) = ${name.toLowerCase()}`)
+    .orderBy('nodes.search_ranking', 'desc')
+    .orderBy('nodes.downloads', 'desc')
+    .orderBy('nodes.id')
+    .executeTakeFirst()
+  return row?.id
+}

@@ -10,7 +10,9 @@ import { createLog } from '../../src/log'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
 import { createRateLimiter } from '../../src/services/rate-limit'
+import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
+import { createNodeJsonCache } from '../../src/services/node-json'
 import { openStore } from '../../src/store/db'
 import { makeZip, samplePack } from './archives'
 
@@ -27,17 +29,25 @@ export interface TestApp {
   call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>
 }
 
-export async function makeTestApp(overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps> } = {}): Promise<TestApp> {
+/** `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). */
+export async function makeTestApp(
+  overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
   const db = openStore(':memory:')
   const logs: string[] = []
+  const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
+  const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
+  await indexed?.warm()
+  const search = indexed ?? createStoreSearch(db)
   const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
   const deps: Deps = {
     db,
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
-    search: createStoreSearch(db),
-    log: createLog({ level: 'debug', write: (line) => logs.push(line) }),
+    search,
+    nodeJson: createNodeJsonCache(db, PUBLIC_URL),
+    log,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     settings: {

@@ -1,0 +1,76 @@
+/** Keyword relevance with MiniSearch: which fields are searched, how text is cut into terms, how queries expand. */
+import MiniSearch from 'minisearch'
+import type { SearchDoc } from '../store/search-docs'
+
+interface KeywordDoc {
+  slot: number
+  title: string
+  tags: string
+  people: string
+  description: string
+}
+
+// Words too common to tell packs apart; dropped from descriptions only (names keep every word).
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the this to was were will with you your can which these those using use used into also'.split(' '),
+)
+
+/** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three terms). */
+const tokenize = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 40)
+
+function processTerm(term: string, field?: string): string | null {
+  const lower = term.toLowerCase()
+  return field === 'description' && STOP_WORDS.has(lower) ? null : lower
+}
+
+export const SEARCH_OPTIONS = {
+  boost: { title: 4, tags: 2, people: 1.5, description: 1 },
+  combineWith: 'AND' as const,
+  // Prefixes from 2 characters; one typo from 5 (shorter words would match too much).
+  prefix: (term: string) => term.length >= 2,
+  fuzzy: (term: string) => (term.length >= 5 ? 1 : false),
+  maxFuzzy: 1,
+  weights: { prefix: 0.5, fuzzy: 0.3 },
+}
+
+export const searchedText = (d: SearchDoc): Omit<KeywordDoc, 'slot'> => ({
+  title: `${d.id} ${d.name}`,
+  tags: d.tags.join(' '),
+  people: `${d.author} ${d.publisherId} ${d.publisherName}`,
+  description: d.description,
+})
+
+export function textKey(d: SearchDoc): string {
+  const t = searchedText(d)
+  return `${t.title}\u0000${t.tags}\u0000${t.people}\u0000${t.description}`
+}
+
+export class KeywordIndex {
+  private readonly mini = new MiniSearch<KeywordDoc>({
+    idField: 'slot',
+    fields: ['title', 'tags', 'people', 'description'],
+    storeFields: [],
+    tokenize,
+    processTerm,
+    searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm: (t: string) => t.toLowerCase() },
+  })
+
+  put(slot: number, doc: SearchDoc, replace: boolean): void {
+    const indexed = { slot, ...searchedText(doc) }
+    if (replace && this.mini.has(slot)) this.mini.replace(indexed)
+    else this.mini.add(indexed)
+  }
+
+  remove(slot: number): void {
+    if (this.mini.has(slot)) this.mini.discard(slot)
+  }
+
+  /** Matching slots with their relevance scores. */
+  search(text: string): { slot: number; score: number }[] {
+    return this.mini.search(text).map((r) => ({ slot: r.id as number, score: r.score }))
+  }
+
+  get documentCount(): number {
+    return this.mini.documentCount
+  }
+}
