@@ -9,7 +9,7 @@ import { ARCHIVE_PREFIX } from '../domain/urls'
 import { archiveRoutes } from './archives'
 import { type Env, resolveActor } from './context'
 import { errorBody, renderError } from './errors'
-import { bulkRoutes, nodeRoutes } from './nodes'
+import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
 import { publisherRoutes } from './publishers'
 import { publishRoutes } from './publish'
 import { systemRoutes } from './system'
@@ -62,6 +62,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/publishers', publishRoutes(deps))
   app.route('/nodes', nodeRoutes(deps))
   app.route('/bulk', bulkRoutes(deps))
+  app.route('/host-nodes', hostNodeRoutes(deps))
+  app.route('/comfy-nodes', hostNodeRoutes(deps))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
   return app
 }

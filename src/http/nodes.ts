@@ -4,7 +4,7 @@ import * as v from 'valibot'
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
 import { nodePageJson } from '../services/node-lists'
-import { bulkVersions, getNode, getNodeVersion, getVersionHostNodes, installNode, listNodeVersions } from '../services/nodes'
+import { bulkVersions, getHostNodeOwner, getNode, getNodeVersion, getVersionHostNodes, installNode, listNodeVersions } from '../services/nodes'
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
 import { VERSION_STATUS } from '../domain/wire'
@@ -86,11 +86,24 @@ export function nodeRoutes(deps: Deps) {
     c.json(await getVersionHostNodes(deps, c.req.param('nodeId'), c.req.param('version'))),
   )
 
+  // The upstream's spelling, in the shape its front end reads.
+  app.get('/:nodeId/versions/:version/comfy-nodes', async (c) => {
+    const found = await getVersionHostNodes(deps, c.req.param('nodeId'), c.req.param('version'))
+    return c.json({ comfy_nodes: found.host_nodes.map((name) => ({ comfy_node_name: name })), totalNumberOfPages: 1 })
+  })
+
   app.post('/:nodeId/reviews', async (c) => {
     const { star } = queryParams(c, ReviewQuery)
     return c.json(await addReview(deps, c.var.actor, c.req.param('nodeId'), star))
   })
 
+  return app
+}
+
+/** GET /host-nodes/{name}/node (and /comfy-nodes/{name}/node): the node providing a host node class. */
+export function hostNodeRoutes(deps: Deps) {
+  const app = new Hono<Env>()
+  app.get('/:name/node', async (c) => c.json(await getHostNodeOwner(deps, c.req.param('name'))))
   return app
 }
 

@@ -46,6 +46,9 @@ const OPERATIONS: Record<string, Record<string, Op>> = {
   },
   '/nodes/{nodeId}/versions/{version}': { get: { summary: 'Read a version', response: 'NodeVersion' } },
   '/nodes/{nodeId}/versions/{version}/host-nodes': { get: { summary: 'Host node names a version provides', response: 'HostNodes' } },
+  '/nodes/{nodeId}/versions/{version}/comfy-nodes': { get: { summary: 'Host node names, in the upstream shape {comfy_nodes, totalNumberOfPages}', response: 'Any' } },
+  '/host-nodes/{name}/node': { get: { summary: 'The node providing a host node class (alias /comfy-nodes/{name}/node)', response: 'Node' } },
+  '/comfy-nodes/{name}/node': { get: { summary: 'Alias of /host-nodes/{name}/node', response: 'Node' } },
   '/nodes/{nodeId}/reviews': {
     post: { summary: 'Rate a node', auth: 'optional', query: [['star', 'integer', '1 to 5 (required)']], response: 'Node' },
   },
@@ -140,7 +143,7 @@ const SCHEMAS: Record<string, unknown> = {
   UploadResponse: obj({ node_version: ref('NodeVersion') }),
   Archive: { type: 'string', format: 'binary' },
   Health: obj({ status: str }),
-  Ready: obj({ status: str, database: str, storage: str, search: obj({ ready: bool, indexed: int, engine: str }) }),
+  Ready: obj({ status: str, database: str, storage: str, search: obj({ ready: bool, indexed: int, stored: int, engine: str, state: str }) }),
 }
 
 function operation(path: string, op: Op) {

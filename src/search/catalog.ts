@@ -18,6 +18,14 @@ export interface Entry {
   hostText: string
 }
 
+/**
+ * Popularity's share of relevance: 1 + 0.5 per half decade of downloads (0 -> 1, 10 -> 2, 1,000 -> 4).
+ * Bucketed, so that a single download seldom changes any score.
+ */
+export function popularityBoost(downloads: number): number {
+  return 1 + 0.5 * Math.floor(2 * Math.log10(1 + Math.max(0, downloads)))
+}
+
 /** The order of lists without a keyword: search_ranking desc, downloads desc, id asc. */
 export function compareEntries(a: Entry, b: Entry): number {
   return b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -82,7 +90,8 @@ export class Catalog {
     const moved = !deferOrder && compareEntries(before, entry) !== 0 && this.reposition(slot)
     const sameFacts =
       before.banned === entry.banned && before.updatedAt === entry.updatedAt && before.repositoryKey === entry.repositoryKey &&
-      before.osKeys === entry.osKeys && before.acceleratorKeys === entry.acceleratorKeys && before.hostText === entry.hostText
+      before.osKeys === entry.osKeys && before.acceleratorKeys === entry.acceleratorKeys && before.hostText === entry.hostText &&
+      popularityBoost(before.downloads) === popularityBoost(entry.downloads)
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
 

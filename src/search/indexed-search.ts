@@ -2,7 +2,7 @@
 import type { Log } from '../log'
 import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
-import { Catalog, entryFilter } from './catalog'
+import { Catalog, entryFilter, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
 import type { NodeQuery, NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
@@ -75,7 +75,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       }
       add(catalog.slotOf(text))
       for (const slot of catalog.hostNodeOwners(text)) add(slot)
-      const hits = keyword.search(text)
+      const hits = keyword.search(text, (slot) => popularityBoost(catalog.entry(slot)?.downloads ?? 0))
       hits.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
       for (const h of hits) add(h.slot)
     } else {

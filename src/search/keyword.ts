@@ -18,6 +18,19 @@ const STOP_WORDS = new Set(
 /** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three terms). */
 const tokenize = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 40)
 
+const CAMEL_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u
+
+/** Titles also yield the parts of CamelCase words: `UltimateSDUpscale` adds `Ultimate`, `SD`, `Upscale`. */
+function tokenizeField(text: string, field?: string): string[] {
+  const tokens = tokenize(text)
+  if (field !== 'title') return tokens
+  const parts = tokens.flatMap((t) => {
+    const split = t.split(CAMEL_BOUNDARY)
+    return split.length > 1 ? split : []
+  })
+  return parts.length ? tokens.concat(parts) : tokens
+}
+
 function processTerm(term: string, field?: string): string | null {
   const lower = term.toLowerCase()
   return field === 'description' && STOP_WORDS.has(lower) ? null : lower
@@ -50,7 +63,7 @@ export class KeywordIndex {
     idField: 'slot',
     fields: ['title', 'tags', 'people', 'description'],
     storeFields: [],
-    tokenize,
+    tokenize: tokenizeField,
     processTerm,
     searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm: (t: string) => t.toLowerCase() },
   })
@@ -65,9 +78,9 @@ export class KeywordIndex {
     if (this.mini.has(slot)) this.mini.discard(slot)
   }
 
-  /** Matching slots with their relevance scores. */
-  search(text: string): { slot: number; score: number }[] {
-    return this.mini.search(text).map((r) => ({ slot: r.id as number, score: r.score }))
+  /** Matching slots with their relevance scores; `boost` weighs each document (popularity). */
+  search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] {
+    return this.mini.search(text, { boostDocument: (slot) => boost(slot as number) }).map((r) => ({ slot: r.id as number, score: r.score }))
   }
 
   get documentCount(): number {

@@ -55,6 +55,13 @@ export async function getVersionHostNodes(deps: Deps, id: string, version: strin
   return { node_id: node.id, version: row.version, host_nodes: await listHostNodes(deps.db, row.id) }
 }
 
+/** The node that provides a host node class, best ranked first when several do. */
+export async function getHostNodeOwner(deps: Deps, name: string): Promise<NodeJson> {
+  const id = await deps.search.hostNodeOwner(name)
+  if (!id) throw notFound(`no node provides host node "${name}"`)
+  return getNode(deps, id)
+}
+
 /** The version to install (latest installable when none is named), counting one download. */
 export async function installNode(deps: Deps, id: string, version?: string): Promise<VersionJson> {
   const node = await requireNode(deps, id)

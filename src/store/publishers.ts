@@ -1,5 +1,6 @@
 /** Publishers and their members. */
 import type { Store } from './db'
+import type { Updateable } from 'kysely'
 import type { MemberRow, PublisherRow, PublisherTable } from './schema'
 
 export function findPublisher(db: Store, id: string): Promise<PublisherRow | undefined> {
@@ -40,8 +41,9 @@ export async function insertPublisher(db: Store, row: PublisherRow): Promise<voi
   await db.insertInto('publishers').values(row).execute()
 }
 
-export type PublisherChanges = Partial<
-  Pick<PublisherTable, 'name' | 'description' | 'website' | 'support' | 'source_code_repo' | 'logo'>
+export type PublisherChanges = Pick<
+  Updateable<PublisherTable>,
+  'name' | 'description' | 'website' | 'support' | 'source_code_repo' | 'logo'
 >
 
 export async function updatePublisher(db: Store, id: string, changes: PublisherChanges, now: string) {

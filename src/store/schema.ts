@@ -21,12 +21,12 @@ export interface AccessTokenTable {
 export interface PublisherTable {
   id: string
   name: string
-  description: string
-  website: string
-  support: string
-  source_code_repo: string
-  logo: string
-  status: 'active' | 'banned'
+  description: Generated<string>
+  website: Generated<string>
+  support: Generated<string>
+  source_code_repo: Generated<string>
+  logo: Generated<string>
+  status: Generated<'active' | 'banned'>
   created_at: string
   updated_at: string
 }
