@@ -86,8 +86,9 @@ CREATE TABLE IF NOT EXISTS nodes (
   star_total                        INTEGER NOT NULL DEFAULT 0,
   status                            TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned', 'deleted')),
   status_detail                     TEXT NOT NULL DEFAULT '',
-  -- the version reads show as latest_version; recomputed on every version write
+  -- the version reads show as latest_version, and its status; recomputed on every version write
   latest_version_id                 TEXT,
+  latest_version_status             TEXT,
   created_at                        TEXT NOT NULL,
   updated_at                        TEXT NOT NULL
 );

@@ -33,6 +33,7 @@ export const SETTINGS = {
   'auto-approve': { schema: bool, default: 'true', help: 'make valid uploads active at once; false keeps them pending for an admin' },
   'max-publishers-per-user': { schema: int(1, 1_000_000), default: '5', help: 'publishers one user may belong to' },
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
+  gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
   'log-level': { schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), default: 'info', help: 'least severe log level written' },
 } as const

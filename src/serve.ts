@@ -75,7 +75,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
     },
   }
-  app = createApp(deps, { corsOrigin: config['cors-origin'] })
+  app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
   log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.

@@ -28,6 +28,8 @@ function accessLog(log: Log): MiddlewareHandler {
 
 export interface AppOptions {
   corsOrigin?: string
+  /** Compress node lists for clients that accept gzip. */
+  gzip?: boolean
 }
 
 export function createApp(deps: Deps, opts: AppOptions = {}) {
@@ -60,7 +62,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/users', userRoutes(deps))
   app.route('/publishers', publisherRoutes(deps))
   app.route('/publishers', publishRoutes(deps))
-  app.route('/nodes', nodeRoutes(deps))
+  app.route('/nodes', nodeRoutes(deps, { gzip: opts.gzip }))
   app.route('/bulk', bulkRoutes(deps))
   app.route('/host-nodes', hostNodeRoutes(deps))
   app.route('/comfy-nodes', hostNodeRoutes(deps))

@@ -9,6 +9,7 @@ import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
 import { VERSION_STATUS } from '../domain/wire'
 import type { Env } from './context'
+import { listResponseCache } from './response-cache'
 import { jsonBody, q, queryParams } from './validate'
 
 const ListQuery = v.object({
@@ -63,12 +64,13 @@ function parseStatuses(names: string[] | undefined): VersionStatus[] | undefined
   })
 }
 
-export function nodeRoutes(deps: Deps) {
+export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
   const page = (json: string) => new Response(json, { headers: { 'content-type': 'application/json' } })
-  app.get('/', async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), true))))
-  app.get('/search', async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), false))))
+  const cached = listResponseCache({ generation: () => deps.nodeJson.generation, enabled: () => deps.search.status().ready, gzip: opts.gzip ?? false })
+  app.get('/', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), true))))
+  app.get('/search', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), false))))
 
   app.get('/:nodeId', async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
 

@@ -2,6 +2,7 @@
 import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
 import type { SearchDoc } from '../store/search-docs'
 import type { NodeQuery } from './node-search'
+import { SubstringIndex } from './substring-index'
 
 export interface Entry {
   slot: number
@@ -9,12 +10,13 @@ export interface Entry {
   banned: boolean
   ranking: number
   downloads: number
-  updatedAt: string
+  /** updated_at in epoch milliseconds. */
+  updated: number
   repositoryKey: string
-  osKeys: string
-  acceleratorKeys: string
-  hostNodes: string[]
-  /** Lower-cased host node names joined by newlines, for substring search. */
+  /** Ids of the distinct OS and accelerator key strings ('|a|b|'), see PlatformKeys. */
+  osId: number
+  acceleratorId: number
+  /** Lower-cased host node names joined by newlines. */
   hostText: string
 }
 
@@ -31,12 +33,50 @@ export function compareEntries(a: Entry, b: Entry): number {
   return b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
+/** Distinct platform key strings get small integer ids; a filter is then evaluated once per distinct value. */
+class PlatformKeys {
+  private readonly ids = new Map<string, number>()
+  readonly keys: string[] = []
+
+  id(keys: string): number {
+    let id = this.ids.get(keys)
+    if (id === undefined) {
+      id = this.keys.length
+      this.keys.push(keys)
+      this.ids.set(keys, id)
+    }
+    return id
+  }
+
+  /** For each id, whether its keys declare nothing, OS Independent (when it counts), the value or one under it. */
+  matching(filter: string, osIndependentMatches: boolean): boolean[] {
+    const f = normalizePlatformValue(filter)
+    return this.keys.map(
+      (keys) =>
+        keys === '' ||
+        (osIndependentMatches && keys.includes(`|${OS_INDEPENDENT}|`)) ||
+        keys.includes(`|${f}|`) ||
+        keys.includes(`|${f} :: `),
+    )
+  }
+}
+
 export type Change = 'none' | 'order' | 'content'
+
+/** A query's cheap per-entry test, and the candidates its selective filters allow (undefined: all). */
+export interface Plan {
+  keep(e: Entry): boolean
+  candidates?: Set<number>
+}
 
 export class Catalog {
   private readonly entries: (Entry | undefined)[] = []
   private readonly slotById = new Map<string, number>()
-  private readonly slotsByHostNode = new Map<string, Set<number>>()
+  /** Lower-cased host node name -> the slot providing it, or the slots when several do. */
+  private readonly slotsByHostNode = new Map<string, number | number[]>()
+  private readonly platforms = new PlatformKeys()
+  private readonly repositories = new SubstringIndex(() => this.values((e) => e.repositoryKey))
+  private readonly hostNodes = new SubstringIndex(() => this.values((e) => e.hostText))
   /** Slots in list order, and each slot's position in it. */
   private order: number[] = []
   private position: number[] = []
@@ -61,24 +101,25 @@ export class Catalog {
     const existing = this.slotOf(doc.id)
     const slot = existing ?? this.entries.length
     const before = existing === undefined ? undefined : this.entries[existing]
-    const hostNodes = [...new Set(doc.hostNodes)]
+    const hostNames = [...new Set(doc.hostNodes.map((n) => n.toLowerCase()))]
     const entry: Entry = {
       slot,
       id: doc.id,
       banned: doc.status === 'banned',
       ranking: doc.searchRanking,
       downloads: doc.downloads,
-      updatedAt: doc.updatedAt,
+      updated: Date.parse(doc.updatedAt),
       repositoryKey: doc.repositoryKey,
-      osKeys: doc.osKeys,
-      acceleratorKeys: doc.acceleratorKeys,
-      hostNodes,
-      hostText: hostNodes.join('\n').toLowerCase(),
+      osId: this.platforms.id(doc.osKeys),
+      acceleratorId: this.platforms.id(doc.acceleratorKeys),
+      hostText: hostNames.join('\n'),
     }
     if (before) this.unlinkHostNodes(before)
     this.entries[slot] = entry
     this.slotById.set(doc.id.toLowerCase(), slot)
-    for (const name of hostNodes) this.linkHostNode(name, slot)
+    for (const name of hostNames) this.linkHostNode(name, slot)
+    if (!before || before.repositoryKey !== entry.repositoryKey) this.repositories.invalidate()
+    if (!before || before.hostText !== entry.hostText) this.hostNodes.invalidate()
     if (!before) {
       this.size++
       if (deferOrder) {
@@ -89,8 +130,8 @@ export class Catalog {
     }
     const moved = !deferOrder && compareEntries(before, entry) !== 0 && this.reposition(slot)
     const sameFacts =
-      before.banned === entry.banned && before.updatedAt === entry.updatedAt && before.repositoryKey === entry.repositoryKey &&
-      before.osKeys === entry.osKeys && before.acceleratorKeys === entry.acceleratorKeys && before.hostText === entry.hostText &&
+      before.banned === entry.banned && before.updated === entry.updated && before.repositoryKey === entry.repositoryKey &&
+      before.osId === entry.osId && before.acceleratorId === entry.acceleratorId && before.hostText === entry.hostText &&
       popularityBoost(before.downloads) === popularityBoost(entry.downloads)
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
@@ -102,6 +143,8 @@ export class Catalog {
     this.unlinkHostNodes(entry)
     this.slotById.delete(id.toLowerCase())
     this.entries[slot] = undefined
+    this.repositories.invalidate()
+    this.hostNodes.invalidate()
     // Positions are only kept once the order is sorted (not during a bulk load).
     const at = this.sorted ? this.position[slot]! : this.order.indexOf(slot)
     this.order.splice(at, 1)
@@ -125,21 +168,52 @@ export class Catalog {
 
   /** Slots of nodes providing a host node named exactly `name` (ignoring case), in list order. */
   hostNodeOwners(name: string): number[] {
-    return [...(this.slotsByHostNode.get(name.toLowerCase()) ?? [])].sort((a, b) => this.rank(a) - this.rank(b))
+    const owners = this.slotsByHostNode.get(name.toLowerCase())
+    if (owners === undefined) return []
+    return typeof owners === 'number' ? [owners] : [...owners].sort((a, b) => this.rank(a) - this.rank(b))
+  }
+
+  /** How to answer the filters of a query: selective ones give candidates, the rest a per-entry test. */
+  plan(q: NodeQuery): Plan {
+    const sets: Set<number>[] = []
+    if (q.repositoryUrl) sets.push(new Set(this.repositories.search(repositoryKey(q.repositoryUrl))))
+    if (q.hostNode) sets.push(new Set(this.hostNodes.search(q.hostNode.toLowerCase())))
+    if (q.nodeIds) sets.push(new Set(q.nodeIds.flatMap((id) => this.slotOf(id) ?? [])))
+    sets.sort((a, b) => a.size - b.size)
+    const candidates = sets.length ? new Set([...sets[0]!].filter((s) => sets.every((set) => set.has(s)))) : undefined
+    const os = q.os ? this.platforms.matching(q.os, true) : undefined
+    const acc = q.accelerator ? this.platforms.matching(q.accelerator, false) : undefined
+    const since = q.changedSince ? Date.parse(q.changedSince) : undefined
+    return {
+      candidates,
+      keep: (e) =>
+        (q.includeBanned || !e.banned) &&
+        (os === undefined || os[e.osId] === true) &&
+        (acc === undefined || acc[e.acceleratorId] === true) &&
+        (since === undefined || e.updated > since),
+    }
+  }
+
+  private *values(pick: (e: Entry) => string): Iterable<[number, string]> {
+    for (const e of this.entries) if (e) yield [e.slot, pick(e)]
   }
 
   private linkHostNode(name: string, slot: number) {
-    const key = name.toLowerCase()
-    const set = this.slotsByHostNode.get(key) ?? new Set<number>()
-    set.add(slot)
-    this.slotsByHostNode.set(key, set)
+    const owners = this.slotsByHostNode.get(name)
+    if (owners === undefined) this.slotsByHostNode.set(name, slot)
+    else if (typeof owners === 'number') this.slotsByHostNode.set(name, [owners, slot])
+    else owners.push(slot)
   }
 
   private unlinkHostNodes(entry: Entry) {
-    for (const name of entry.hostNodes) {
-      const set = this.slotsByHostNode.get(name.toLowerCase())
-      set?.delete(entry.slot)
-      if (set?.size === 0) this.slotsByHostNode.delete(name.toLowerCase())
+    if (!entry.hostText) return
+    for (const name of entry.hostText.split('\n')) {
+      const owners = this.slotsByHostNode.get(name)
+      if (owners === entry.slot) this.slotsByHostNode.delete(name)
+      else if (Array.isArray(owners)) {
+        const rest = owners.filter((s) => s !== entry.slot)
+        this.slotsByHostNode.set(name, rest.length === 1 ? rest[0]! : rest)
+      }
     }
   }
 
@@ -174,39 +248,5 @@ export class Catalog {
 
   private renumber(from: number, to: number) {
     for (let i = from; i <= to; i++) this.position[this.order[i]!] = i
-  }
-}
-
-/** A predicate for one query's filters; platform checks are memoised per distinct key string. */
-export function entryFilter(q: NodeQuery): (e: Entry) => boolean {
-  const repo = q.repositoryUrl ? repositoryKey(q.repositoryUrl) : undefined
-  const host = q.hostNode?.toLowerCase()
-  const os = q.os ? platformMatcher(normalizePlatformValue(q.os), true) : undefined
-  const acc = q.accelerator ? platformMatcher(normalizePlatformValue(q.accelerator), false) : undefined
-  const ids = q.nodeIds ? new Set(q.nodeIds.map((id) => id.toLowerCase())) : undefined
-  return (e) =>
-    (q.includeBanned || !e.banned) &&
-    (repo === undefined || e.repositoryKey.includes(repo)) &&
-    (host === undefined || e.hostText.includes(host)) &&
-    (os === undefined || os(e.osKeys)) &&
-    (acc === undefined || acc(e.acceleratorKeys)) &&
-    (ids === undefined || ids.has(e.id.toLowerCase())) &&
-    (q.changedSince === undefined || e.updatedAt > q.changedSince)
-}
-
-/** Matches keys ('|a|b|') that declare nothing, OS Independent (for OS), the value, or a value under it. */
-function platformMatcher(filter: string, osIndependentMatches: boolean): (keys: string) => boolean {
-  const memo = new Map<string, boolean>()
-  return (keys) => {
-    let hit = memo.get(keys)
-    if (hit === undefined) {
-      hit =
-        keys === '' ||
-        (osIndependentMatches && keys.includes(`|${OS_INDEPENDENT}|`)) ||
-        keys.includes(`|${filter}|`) ||
-        keys.includes(`|${filter} :: `)
-      memo.set(keys, hit)
-    }
-    return hit
   }
 }

@@ -2,13 +2,14 @@
 import type { Log } from '../log'
 import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
-import { Catalog, entryFilter, popularityBoost } from './catalog'
+import { Catalog, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
 import type { NodeQuery, NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
 
 const BATCH = 2000
-const CACHE_ENTRIES = 500
+/** Slots the query cache may hold in all (4 bytes each). */
+const CACHE_SLOTS = 4_000_000
 
 export interface IndexedSearch extends NodeSearch {
   /** Loads every node from the store; the store answers queries until this resolves. */
@@ -22,6 +23,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   const textHash: number[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
+  let cachedSlots = 0
   /** Change sequence numbers, so a batch read before a change never overwrites what the change applied. */
   let sequence = 0
   const changedAt = new Map<string, number>()
@@ -44,7 +46,12 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       textHash[slot] = hash
       changed ||= textChanged || change !== 'none'
     }
-    if (changed) cache.clear()
+    if (changed) clearCache()
+  }
+
+  function clearCache() {
+    cache.clear()
+    cachedSlots = 0
   }
 
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
@@ -57,33 +64,60 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     apply(gone.map((id) => ({ id, status: 'deleted' }) as SearchDoc), readAt)
   }
 
+  /** Exact matches that pass the plan, in the order given. */
+  function passing(plan: Plan, slots: readonly number[]): number[] {
+    return slots.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(catalog.entry(slot)!))
+  }
+
+  /** Slots passing the plan in list order, after the `first` ones (exact matches). */
+  function inListOrder(plan: Plan, first: number[] = []): Int32Array {
+    const lead = passing(plan, first)
+    const skip = new Set(lead)
+    if (plan.candidates) {
+      const rest = passing(plan, [...plan.candidates].filter((s) => !skip.has(s))).sort((a, b) => catalog.rank(a) - catalog.rank(b))
+      return Int32Array.from([...lead, ...rest])
+    }
+    const order = catalog.ordered()
+    const out = new Int32Array(order.length + lead.length)
+    out.set(lead)
+    let n = lead.length
+    for (let i = 0; i < order.length; i++) {
+      const slot = order[i]!
+      if (plan.keep(catalog.entry(slot)!) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
+    }
+    return out.slice(0, n)
+  }
+
+  /** Exact id, then exact host node class name, then relevance (ties in list order). */
+  function byRelevance(text: string, plan: Plan): Int32Array {
+    const exact = [...new Set([catalog.slotOf(text), ...catalog.hostNodeOwners(text)].filter((s) => s !== undefined))]
+    const hits = keyword.search(text, (slot) => popularityBoost(catalog.entry(slot)?.downloads ?? 0))
+    if (!hits) return inListOrder(plan, exact)
+    const lead = passing(plan, exact)
+    const skip = new Set(lead)
+    const rest = hits.filter((h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(catalog.entry(h.slot)!))
+    rest.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
+    const out = new Int32Array(lead.length + rest.length)
+    out.set(lead)
+    for (let i = 0; i < rest.length; i++) out[lead.length + i] = rest[i]!.slot
+    return out
+  }
+
   function matches(q: NodeQuery): Int32Array {
     const { offset: _o, limit: _l, ...key } = q
     const cacheKey = JSON.stringify(key)
     const hit = cache.get(cacheKey)
     if (hit) return hit
-    const keep = entryFilter(q)
-    const slots: number[] = []
-    if (q.search?.trim()) {
-      const text = q.search.trim()
-      const seen = new Set<number>()
-      const add = (slot: number | undefined) => {
-        if (slot === undefined || seen.has(slot)) return
-        seen.add(slot)
-        const entry = catalog.entry(slot)
-        if (entry && keep(entry)) slots.push(slot)
-      }
-      add(catalog.slotOf(text))
-      for (const slot of catalog.hostNodeOwners(text)) add(slot)
-      const hits = keyword.search(text, (slot) => popularityBoost(catalog.entry(slot)?.downloads ?? 0))
-      hits.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
-      for (const h of hits) add(h.slot)
-    } else {
-      for (const slot of catalog.ordered()) if (keep(catalog.entry(slot)!)) slots.push(slot)
+    const plan = catalog.plan(q)
+    const text = q.search?.trim()
+    const result = text ? byRelevance(text, plan) : inListOrder(plan)
+    while (cache.size && cachedSlots + result.length > CACHE_SLOTS) {
+      const [oldest, slots] = cache.entries().next().value!
+      cache.delete(oldest)
+      cachedSlots -= slots.length
     }
-    const result = Int32Array.from(slots)
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
     cache.set(cacheKey, result)
+    cachedSlots += result.length
     return result
   }
 
@@ -100,7 +134,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
         await new Promise((resolve) => setImmediate(resolve)) // let requests in between batches
       }
       catalog.finishLoad()
-      cache.clear()
+      clearCache()
       ready = true
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - started) })
     },

@@ -10,10 +10,12 @@ interface KeywordDoc {
   description: string
 }
 
-// Words too common to tell packs apart; dropped from descriptions only (names keep every word).
-const STOP_WORDS = new Set(
-  'a an and are as at be by for from has have in is it its of on or that the this to was were will with you your can which these those using use used into also'.split(' '),
-)
+// Words too common to tell packs apart: English ones, and the registry's own (94% of packs say "comfyui").
+// Dropped when indexing and from queries; a query of nothing else constrains nothing.
+const STOP_WORDS = new Set([
+  ...'a an and are as at be by for from has have in is it its of on or that the this to was were will with you your can which these those using use used into also'.split(' '),
+  ...'comfyui comfy node nodes custom https http www com github'.split(' '),
+])
 
 /** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three terms). */
 const tokenize = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 40)
@@ -31,20 +33,27 @@ function tokenizeField(text: string, field?: string): string[] {
   return parts.length ? tokens.concat(parts) : tokens
 }
 
-function processTerm(term: string, field?: string): string | null {
+function processTerm(term: string): string | null {
   const lower = term.toLowerCase()
-  return field === 'description' && STOP_WORDS.has(lower) ? null : lower
+  return STOP_WORDS.has(lower) ? null : lower
 }
 
 export const SEARCH_OPTIONS = {
   boost: { title: 4, tags: 2, people: 1.5, description: 1 },
   combineWith: 'AND' as const,
-  // Prefixes from 2 characters; one typo from 5 (shorter words would match too much).
-  prefix: (term: string) => term.length >= 2,
-  fuzzy: (term: string) => (term.length >= 5 ? 1 : false),
-  maxFuzzy: 1,
+  // Prefixes from 3 characters: shorter ones expand to thousands of terms and tell nothing apart.
+  prefix: (term: string) => term.length >= 3,
   weights: { prefix: 0.5, fuzzy: 0.3 },
 }
+
+/** One typo is tolerated in words of 5 or more characters. */
+const FUZZY = { fuzzy: (term: string) => (term.length >= 5 ? 1 : false), maxFuzzy: 1 }
+
+/**
+ * Typo tolerance is for queries that find little as typed: a word that matches many packs exactly is
+ * not a typo, and expanding it by edit distance would only add noise (and cost).
+ */
+const FEW_RESULTS = 20
 
 export const searchedText = (d: SearchDoc): Omit<KeywordDoc, 'slot'> => ({
   title: `${d.id} ${d.name}`,
@@ -65,7 +74,7 @@ export class KeywordIndex {
     storeFields: [],
     tokenize: tokenizeField,
     processTerm,
-    searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm: (t: string) => t.toLowerCase() },
+    searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm },
   })
 
   put(slot: number, doc: SearchDoc, replace: boolean): void {
@@ -78,9 +87,16 @@ export class KeywordIndex {
     if (this.mini.has(slot)) this.mini.discard(slot)
   }
 
-  /** Matching slots with their relevance scores; `boost` weighs each document (popularity). */
-  search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] {
-    return this.mini.search(text, { boostDocument: (slot) => boost(slot as number) }).map((r) => ({ slot: r.id as number, score: r.score }))
+  /**
+   * Matching slots with their relevance scores, times `boost` of each document (popularity; a per-document
+   * factor, so applying it to the sum equals applying it to every term). Undefined when the text has no
+   * searchable word (only stop words): it matches everything.
+   */
+  search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] | undefined {
+    if (!tokenize(text).some((t) => processTerm(t) !== null)) return undefined
+    let results = this.mini.search(text)
+    if (results.length < FEW_RESULTS) results = this.mini.search(text, FUZZY)
+    return results.map((r) => ({ slot: r.id as number, score: r.score * boost(r.id as number) }))
   }
 
   get documentCount(): number {

@@ -14,7 +14,7 @@ export function pickLatest<V extends Pick<VersionRow, 'version' | 'status'>>(ver
 
 export async function refreshLatest(db: Store, nodeId: string, now: string): Promise<void> {
   const latest = pickLatest(await listVersionsOfNode(db, nodeId))
-  await setLatestVersion(db, nodeId, latest?.id ?? null, now)
+  await setLatestVersion(db, nodeId, latest, now)
 }
 
 /** Newest first, by semantic version. */

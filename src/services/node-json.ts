@@ -6,6 +6,8 @@ import { renderNodes } from './views'
 const MAX_ENTRIES = 50_000
 
 export interface NodeJsonCache {
+  /** Counts changes to any node or publisher; whatever was rendered before a change may be stale after it. */
+  readonly generation: number
   /** The JSON text of each node, in the order given; unknown ids are left out. */
   render(ids: readonly string[]): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
@@ -15,7 +17,11 @@ export interface NodeJsonCache {
 
 export function createNodeJsonCache(db: Store, publicUrl: string): NodeJsonCache {
   const cache = new Map<string, string>()
+  let generation = 0
   return {
+    get generation() {
+      return generation
+    },
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
       if (missing.length) {
@@ -27,9 +33,11 @@ export function createNodeJsonCache(db: Store, publicUrl: string): NodeJsonCache
       return ids.flatMap((id) => cache.get(id) ?? [])
     },
     nodesChanged(ids) {
+      generation++
       for (const id of ids) cache.delete(id)
     },
     publishersChanged() {
+      generation++
       cache.clear()
     },
   }

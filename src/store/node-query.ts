@@ -30,12 +30,10 @@ function filtered(db: Store, q: NodeQuery) {
   if (q.repositoryUrl) query = query.where(like('nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
   if (q.hostNode) {
     const p = contains(q.hostNode)
-    query = query.where(({ exists, selectFrom }) =>
+    query = query.where('nodes.latest_version_status', '=', 'active').where(({ exists, selectFrom }) =>
       exists(
         selectFrom('host_nodes')
-          .innerJoin('node_versions', 'node_versions.id', 'host_nodes.version_id')
-          .whereRef('node_versions.id', '=', 'nodes.latest_version_id')
-          .where('node_versions.status', '=', 'active')
+          .whereRef('host_nodes.version_id', '=', 'nodes.latest_version_id')
           .where(like('host_nodes.name', p))
           .select(sql`1`.as('one')),
       ),
@@ -69,10 +67,9 @@ export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: stri
 export async function findHostNodeOwner(db: Store, name: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('host_nodes')
-    .innerJoin('node_versions', 'node_versions.id', 'host_nodes.version_id')
-    .innerJoin('nodes', 'nodes.latest_version_id', 'node_versions.id')
+    .innerJoin('nodes', 'nodes.latest_version_id', 'host_nodes.version_id')
     .select('nodes.id')
-    .where('node_versions.status', '=', 'active')
+    .where('nodes.latest_version_status', '=', 'active')
     .where('nodes.status', '!=', 'deleted')
     .where(sql<SqlBool>`lower(host_nodes.name) = ${name.toLowerCase()}`)
     .orderBy('nodes.search_ranking', 'desc')

@@ -2,7 +2,7 @@
 import { platformKeys, repositoryKey } from '../domain/platform'
 import type { Store } from './db'
 import type { Updateable } from 'kysely'
-import type { NodeRow, NodeTable } from './schema'
+import type { NodeRow, NodeTable, VersionRow } from './schema'
 
 /** Node metadata a publisher may set; absent fields are left as they are. */
 export interface NodeFields {
@@ -108,10 +108,10 @@ export async function updateNodeFields(db: Store, id: string, fields: NodeFields
     .execute()
 }
 
-export async function setLatestVersion(db: Store, nodeId: string, versionId: string | null, now: string) {
+export async function setLatestVersion(db: Store, nodeId: string, latest: Pick<VersionRow, 'id' | 'status'> | undefined, now: string) {
   await db
     .updateTable('nodes')
-    .set({ latest_version_id: versionId, updated_at: now })
+    .set({ latest_version_id: latest?.id ?? null, latest_version_status: latest?.status ?? null, updated_at: now })
     .where('id', '=', nodeId)
     .execute()
 }

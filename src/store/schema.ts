@@ -79,6 +79,7 @@ export interface NodeTable {
   status: Generated<'active' | 'banned' | 'deleted'>
   status_detail: Generated<string>
   latest_version_id: Generated<string | null>
+  latest_version_status: Generated<VersionStatus | null>
   created_at: string
   updated_at: string
 }

@@ -1,4 +1,5 @@
 /** Reads what the search index holds for each node: searched text, filter values and ordering keys. */
+import { sql } from 'kysely'
 import type { Store } from './db'
 
 export interface SearchDoc {
@@ -20,38 +21,28 @@ export interface SearchDoc {
   hostNodes: string[]
 }
 
-function nodeRows(db: Store) {
+function docQuery(db: Store) {
   return db
     .selectFrom('nodes')
     .innerJoin('publishers', 'publishers.id', 'nodes.publisher_id')
     .select([
       'nodes.id', 'nodes.status', 'nodes.name', 'nodes.description', 'nodes.author', 'nodes.tags_json',
       'nodes.publisher_id', 'publishers.name as publisher_name', 'nodes.repository_key', 'nodes.os_keys',
-      'nodes.accelerator_keys', 'nodes.search_ranking', 'nodes.downloads', 'nodes.updated_at', 'nodes.latest_version_id',
+      'nodes.accelerator_keys', 'nodes.search_ranking', 'nodes.downloads', 'nodes.updated_at',
+      // One indexed lookup per node; names never contain a newline (they are Python string keys on one line).
+      sql<string | null>`case when nodes.latest_version_status = 'active' then
+        (select group_concat(name, char(10)) from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as('host_names'),
     ])
 }
-type NodeDocRow = Awaited<ReturnType<ReturnType<typeof nodeRows>['execute']>>[number]
 
-async function withHostNodes(db: Store, rows: NodeDocRow[]): Promise<SearchDoc[]> {
-  const latest = rows.flatMap((r) => (r.latest_version_id ? [r.latest_version_id] : []))
-  const names = new Map<string, string[]>()
-  for (let i = 0; i < latest.length; i += 500) {
-    const hostRows = await db
-      .selectFrom('host_nodes')
-      .innerJoin('node_versions', 'node_versions.id', 'host_nodes.version_id')
-      .select(['host_nodes.version_id', 'host_nodes.name'])
-      .where('host_nodes.version_id', 'in', latest.slice(i, i + 500))
-      .where('node_versions.status', '=', 'active')
-      .execute()
-    for (const h of hostRows) names.set(h.version_id, [...(names.get(h.version_id) ?? []), h.name])
-  }
-  return rows.map((r) => ({
+async function docs(query: ReturnType<typeof docQuery>): Promise<SearchDoc[]> {
+  return (await query.execute()).map((r) => ({
     id: r.id,
     status: r.status,
     name: r.name,
     description: r.description,
     author: r.author,
-    tags: JSON.parse(r.tags_json) as string[],
+    tags: r.tags_json === '[]' ? [] : (JSON.parse(r.tags_json) as string[]),
     publisherId: r.publisher_id,
     publisherName: r.publisher_name,
     repositoryKey: r.repository_key,
@@ -60,26 +51,24 @@ async function withHostNodes(db: Store, rows: NodeDocRow[]): Promise<SearchDoc[]
     searchRanking: r.search_ranking,
     downloads: r.downloads,
     updatedAt: r.updated_at,
-    hostNodes: (r.latest_version_id && names.get(r.latest_version_id)) || [],
+    hostNodes: r.host_names ? r.host_names.split('\n') : [],
   }))
 }
 
 /** One batch of documents in id order, after `afterId`, for loading the whole index in steps. */
-export async function loadSearchDocBatch(db: Store, afterId: string | undefined, limit: number): Promise<SearchDoc[]> {
-  let q = nodeRows(db).orderBy('nodes.id').limit(limit)
+export function loadSearchDocBatch(db: Store, afterId: string | undefined, limit: number): Promise<SearchDoc[]> {
+  let q = docQuery(db).orderBy('nodes.id').limit(limit)
   if (afterId !== undefined) q = q.where('nodes.id', '>', afterId)
-  return withHostNodes(db, await q.execute())
+  return docs(q)
 }
 
 /** Documents of the given nodes (deleted ones included, so the index can drop them). */
-export async function loadSearchDocs(db: Store, ids: readonly string[]): Promise<SearchDoc[]> {
-  if (!ids.length) return []
-  return withHostNodes(db, await nodeRows(db).where('nodes.id', 'in', ids).execute())
+export function loadSearchDocs(db: Store, ids: readonly string[]): Promise<SearchDoc[]> {
+  return ids.length ? docs(docQuery(db).where('nodes.id', 'in', ids)) : Promise.resolve([])
 }
 
-export async function loadSearchDocsOfPublishers(db: Store, publisherIds: readonly string[]): Promise<SearchDoc[]> {
-  if (!publisherIds.length) return []
-  return withHostNodes(db, await nodeRows(db).where('nodes.publisher_id', 'in', publisherIds).execute())
+export function loadSearchDocsOfPublishers(db: Store, publisherIds: readonly string[]): Promise<SearchDoc[]> {
+  return publisherIds.length ? docs(docQuery(db).where('nodes.publisher_id', 'in', publisherIds)) : Promise.resolve([])
 }
 
 export async function countIndexableNodes(db: Store): Promise<number> {

@@ -72,3 +72,25 @@ describe('credentials never reach logs or responses', () => {
     expect(rows).not.toContain(pat)
   })
 })
+
+describe('node list responses', () => {
+  test('are served again from cache until a write, and gzipped only when enabled and accepted', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const plain = await t.app.request('/nodes?limit=5', { headers: { 'accept-encoding': 'gzip' } })
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    const again = await t.app.request('/nodes?limit=5', { headers: { 'accept-encoding': 'gzip' } })
+    expect(await again.text()).toBe(await plain.text())
+    await publish(t, { pat, node: 'other', version: '1.0.0' })
+    expect(((await (await t.app.request('/nodes?limit=5')).json()) as { total: number }).total).toBe(2)
+
+    const { createApp } = await import('../../src/http/app')
+    const gzipApp = createApp(t.deps, { gzip: true })
+    await gzipApp.request('/nodes?limit=5')
+    const zipped = await gzipApp.request('/nodes?limit=5', { headers: { 'accept-encoding': 'gzip, deflate' } })
+    expect(zipped.headers.get('content-encoding')).toBe('gzip')
+    const body = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await zipped.arrayBuffer()))))
+    expect(body.total).toBe(2)
+    expect((await gzipApp.request('/nodes?limit=5')).headers.get('content-encoding')).toBeNull()
+  })
+})

@@ -50,6 +50,7 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
         downloads: n.downloads ?? 0,
         status: n.status ?? 'active',
         latest_version_id: versionId,
+        latest_version_status: n.versionStatus ?? 'active',
         created_at: T,
         updated_at: n.updatedAt ?? T,
       }).execute()

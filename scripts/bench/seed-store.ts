@@ -1,0 +1,74 @@
+/**
+ * Writes a benchmark store: the ~2,200 real node packs of test/fixtures grown to N nodes by variants
+ * (1-20 versions each, OS and accelerator values, some banned or deleted), straight into SQLite.
+ * Run: bun scripts/bench/seed-store.ts DIR [N=100000]
+ */
+import { Database } from 'bun:sqlite'
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import schemaSql from '../../schema.sql' with { type: 'text' }
+import { platformKeys, repositoryKey } from '../../src/domain/platform'
+import realNodesFile from '../../test/fixtures/real-nodes.json'
+
+interface RealNode { id: string; name: string; description: string; author: string; repository: string; repohost_stars: number; host_nodes: string[]; publisher: string }
+
+const OS = [[], ['OS Independent'], ['POSIX :: Linux'], ['Microsoft :: Windows'], ['POSIX :: Linux', 'Microsoft :: Windows', 'MacOS'], ['MacOS']]
+const ACCELERATORS = [[], [], ['GPU :: NVIDIA CUDA'], ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm'], ['GPU :: Apple Metal'], ['NPU :: Huawei Ascend'], ['GPU :: Intel Arc']]
+const FLAVOURS = ['fork', 'plus', 'lite', 'pro', 'fast', 'extended', 'fixed', 'community', 'next', 'ultra', 'mini', 'turbo']
+
+export function seedBenchStore(dir: string, count: number): void {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const db = new Database(join(dir, 'registry.db'), { create: true })
+  db.run('PRAGMA journal_mode = OFF') // a throwaway bulk load; the server switches to WAL when it opens the file
+  db.run('PRAGMA synchronous = OFF')
+  db.run(schemaSql)
+  const real = (realNodesFile as { nodes: RealNode[] }).nodes
+  let seed = 7
+  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!
+  const now = '2026-01-01T00:00:00.000Z'
+  const insertPublisher = db.prepare('INSERT OR IGNORE INTO publishers (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)')
+  const insertNode = db.prepare(`INSERT INTO nodes (id, normalized_id, publisher_id, name, description, author, repository, repository_key,
+    supported_os_json, os_keys, supported_accelerators_json, accelerator_keys, repohost_stars, search_ranking, downloads, status,
+    latest_version_id, latest_version_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
+  const insertVersion = db.prepare('INSERT INTO node_versions (id, node_id, version, status, host_node_extract_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const insertHostNode = db.prepare('INSERT INTO host_nodes (version_id, name) VALUES (?, ?)')
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const base = real[i % real.length]!
+      const k = Math.floor(i / real.length)
+      const publisher = k === 0 ? base.publisher : `${base.publisher}-${k % 20}`
+      insertPublisher.run(publisher, publisher, now, now)
+      const id = k === 0 ? base.id : `${base.id}-${k}`
+      const flavour = FLAVOURS[k % FLAVOURS.length]!
+      const repository = k === 0 ? base.repository : `${base.repository}-${flavour}-${k}`
+      const os = pick(OS)
+      const accelerators = pick(ACCELERATORS)
+      const versions = 1 + Math.floor(random() * 20)
+      const latestId = crypto.randomUUID()
+      const status = random() < 0.01 ? 'banned' : random() < 0.005 ? 'deleted' : 'active'
+      insertNode.run(
+        id, id.toLowerCase(), publisher, k === 0 ? base.name : `${base.name} ${flavour}`,
+        k === 0 ? base.description : `${base.description} (${flavour} variant ${k})`, base.author, repository, repositoryKey(repository),
+        JSON.stringify(os), platformKeys(os), JSON.stringify(accelerators), platformKeys(accelerators),
+        base.repohost_stars, random() < 0.03 ? Math.floor(random() * 10) : 0, Math.floor(base.repohost_stars * random() * 3), status,
+        latestId, now, now,
+      )
+      for (let v = 0; v < versions; v++) {
+        const latest = v === versions - 1
+        insertVersion.run(latest ? latestId : crypto.randomUUID(), id, `1.${v}.0`, 'active', 'success', now, now)
+      }
+      for (const name of base.host_nodes) insertHostNode.run(latestId, k === 0 ? name : `${name}_${k}`)
+    }
+  })()
+  db.close()
+}
+
+if (import.meta.main) {
+  const [dir, n] = Bun.argv.slice(2)
+  if (!dir) throw new Error('usage: bun scripts/bench/seed-store.ts DIR [N]')
+  const started = performance.now()
+  seedBenchStore(dir, Number(n ?? 100_000))
+  console.log(`seeded ${n ?? 100_000} nodes into ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
