@@ -86,6 +86,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
+  search.close()
   await db.destroy()
   log.info('server.stopped', {})
   return 0

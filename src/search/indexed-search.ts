@@ -14,6 +14,8 @@ const CACHE_SLOTS = 4_000_000
 export interface IndexedSearch extends NodeSearch {
   /** Loads every node from the store; the store answers queries until this resolves. */
   warm(): Promise<void>
+  /** Stops a warm-up in progress (before the store closes). */
+  close(): void
 }
 
 export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
@@ -28,6 +30,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   let sequence = 0
   const changedAt = new Map<string, number>()
   let ready = false
+  let closed = false
 
   function apply(docs: SearchDoc[], readAt: number): void {
     let changed = false
@@ -125,7 +128,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     async warm() {
       const started = performance.now()
       let after: string | undefined
-      for (;;) {
+      while (!closed) {
         const readAt = sequence
         const batch = await loadSearchDocBatch(db, after, BATCH)
         if (!batch.length) break
@@ -133,6 +136,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
         after = batch[batch.length - 1]!.id
         await new Promise((resolve) => setImmediate(resolve)) // let requests in between batches
       }
+      if (closed) return
       catalog.finishLoad()
       clearCache()
       ready = true
@@ -160,5 +164,9 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     },
 
     status: () => ({ ready, indexed: catalog.size, engine: ready ? 'index' : 'store' }),
+
+    close() {
+      closed = true
+    },
   }
 }
