@@ -1,11 +1,10 @@
 /** Finding the stored archive of a version for download. */
+import { normalizeSemver } from '../domain/semver'
 import { AppError, forbidden, notFound } from '../errors'
 import type { ArchiveRow } from '../store/schema'
-import { findArchive } from '../store/versions'
+import { findArchive, findVersion } from '../store/versions'
 import type { Deps } from './deps'
 import { requireNode } from './nodes'
-import { findVersion } from '../store/versions'
-import { normalizeSemver } from '../domain/semver'
 
 /** The archive and its file; the publisher segment of the URL is not checked, so URLs survive a claim. */
 export async function openArchive(deps: Deps, nodeId: string, version: string): Promise<ArchiveRow & { path: string }> {

@@ -26,9 +26,14 @@ async function requireVersion(deps: Deps, node: NodeRow, version: string): Promi
   return row
 }
 
-export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
-  const [json] = await renderNodes(deps.db, [await requireNode(deps, id)], { publicUrl: deps.settings.publicUrl })
+/** One node as clients read it, with publisher and latest_version. */
+export async function renderNode(deps: Deps, node: NodeRow): Promise<NodeJson> {
+  const [json] = await renderNodes(deps.db, [node], { publicUrl: deps.settings.publicUrl })
   return json!
+}
+
+export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
+  return renderNode(deps, await requireNode(deps, id))
 }
 
 const DEFAULT_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']

@@ -5,8 +5,7 @@ import { putReview } from '../store/reviews'
 import type { Actor } from './access'
 import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
-import { requireNode } from './nodes'
-import { renderNodes } from './views'
+import { renderNode, requireNode } from './nodes'
 
 export async function addReview(
   deps: Deps,
@@ -22,6 +21,5 @@ export async function addReview(
   const reviewer = actor.user ? `user:${actor.user.id}` : `addr:${actor.address}`
   await deps.db.transaction().execute((trx) => putReview(trx, { nodeId: node.id, reviewer, star, now: timestamp(deps) }))
   await nodesChanged(deps, [node.id])
-  const [json] = await renderNodes(deps.db, [(await requireNode(deps, node.id, { allowBanned: true }))], { publicUrl: deps.settings.publicUrl })
-  return json!
+  return renderNode(deps, await requireNode(deps, node.id, { allowBanned: true }))
 }
