@@ -23,7 +23,7 @@ const ListQuery = v.object({
   supported_accelerator: q.text,
   include_banned: q.bool,
   node_id: q.many,
-  timestamp: v.optional(v.pipe(v.string(), v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'), v.transform((s) => new Date(s).toISOString()))),
+  timestamp: v.optional(v.pipe(v.string('must be given once'), v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'), v.transform((s) => new Date(s).toISOString()))),
 })
 
 const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
@@ -38,7 +38,7 @@ const BulkBody = v.object({
 })
 
 const ReviewQuery = v.object({
-  star: v.pipe(v.string('is required (1 to 5)'), v.regex(/^[1-5]$/, 'must be an integer from 1 to 5'), v.transform(Number)),
+  star: v.pipe(v.string('is required once (1 to 5)'), v.regex(/^[1-5]$/, 'must be an integer from 1 to 5'), v.transform(Number)),
 })
 
 function listParams(query: v.InferOutput<typeof ListQuery>, nodeIds: boolean) {

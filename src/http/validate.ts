@@ -42,22 +42,29 @@ export function queryParams<S extends Schema>(c: Context, schema: S): v.InferOut
   return parseWith(schema, input, '')
 }
 
+/** A single-valued parameter sent more than once counts with its first value (as the upstream reads it). */
+const first = v.pipe(
+  v.union([v.string(), v.array(v.string())]),
+  v.transform((x) => (Array.isArray(x) ? (x[0] ?? '') : x)),
+)
+
 /** Schemas for query values. */
 export const q = {
   int: (min: number, fallback: number) =>
     v.optional(
       v.pipe(
-        v.string(),
+        first,
         v.regex(/^-?\d+$/, 'must be an integer'),
         v.transform(Number),
         v.number(),
+        v.safeInteger('must be an integer below 2^53'),
         v.minValue(min, `must be at least ${min}`),
       ),
       String(fallback),
     ),
   bool: v.optional(
-    v.pipe(v.string(), v.toLowerCase(), v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1')),
+    v.pipe(first, v.toLowerCase(), v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1')),
   ),
-  text: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(500, 'must be at most 500 characters'))),
+  text: v.optional(v.pipe(first, v.trim(), v.maxLength(500, 'must be at most 500 characters'))),
   many: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.transform((x) => (Array.isArray(x) ? x : [x])))),
 }

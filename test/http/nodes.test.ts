@@ -192,3 +192,14 @@ describe('archive checks end to end', () => {
     expect(node.latest_version.status).toBe('NodeVersionStatusFlagged')
   })
 })
+
+describe('query parameters', () => {
+  test('a repeated single parameter counts once; integers must be safe', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    expect((await t.call('GET', '/nodes/search?page=1&page=2&limit=5')).body).toMatchObject({ page: 1, limit: 5, total: 1 })
+    const huge = await t.call('GET', '/nodes/search?page=99999999999999999999999')
+    expect(huge.status).toBe(400)
+    expect(huge.body.message).toBe('page: must be an integer below 2^53')
+  })
+})
