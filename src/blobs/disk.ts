@@ -1,5 +1,5 @@
 /** Archive bytes on local disk, content-addressed by SHA-256: streamed to tmp/, fsynced, renamed into blobs/. */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { open, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { payloadTooLarge } from '../errors'
@@ -20,11 +20,22 @@ export interface BlobStore {
   check(): Promise<boolean>
 }
 
-export function createDiskBlobStore(dir: string): BlobStore {
+/** Uploads cut off by a crash leave `.part` files that nothing references; an hour old, they are swept. */
+const STALE_PART_MS = 60 * 60 * 1000
+
+function sweepStaleParts(tmpDir: string, nowMs: number): void {
+  for (const name of readdirSync(tmpDir)) {
+    const path = join(tmpDir, name)
+    if (name.endsWith('.part') && nowMs - statSync(path).mtimeMs > STALE_PART_MS) rmSync(path, { force: true })
+  }
+}
+
+export function createDiskBlobStore(dir: string, nowMs = Date.now()): BlobStore {
   const blobDir = join(dir, 'blobs')
   const tmpDir = join(dir, 'tmp')
   mkdirSync(blobDir, { recursive: true })
   mkdirSync(tmpDir, { recursive: true })
+  sweepStaleParts(tmpDir, nowMs)
   const pathOf = (sha: string) => join(blobDir, sha.slice(0, 2), sha.slice(2, 4), sha)
 
   return {
