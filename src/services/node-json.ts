@@ -24,13 +24,16 @@ export function createNodeJsonCache(db: Store, publicUrl: string): NodeJsonCache
     },
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
-      if (missing.length) {
-        const rows = await listNodesByIds(db, missing)
-        const rendered = await renderNodes(db, rows, { publicUrl })
-        if (cache.size + rendered.length > MAX_ENTRIES) cache.clear()
-        for (const node of rendered) cache.set(node.id, JSON.stringify(node))
+      if (!missing.length) return ids.map((id) => cache.get(id)!)
+      const started = generation
+      const rows = await listNodesByIds(db, missing)
+      const fresh = new Map((await renderNodes(db, rows, { publicUrl })).map((node) => [node.id, JSON.stringify(node)]))
+      // Rows read before a change that landed meanwhile must not be kept as current.
+      if (started === generation) {
+        if (cache.size + fresh.size > MAX_ENTRIES) cache.clear()
+        for (const [id, json] of fresh) cache.set(id, json)
       }
-      return ids.flatMap((id) => cache.get(id) ?? [])
+      return ids.flatMap((id) => fresh.get(id) ?? cache.get(id) ?? [])
     },
     nodesChanged(ids) {
       generation++

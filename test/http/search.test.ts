@@ -279,6 +279,21 @@ describe('the index follows every write at once', () => {
     expect(ready.search).toMatchObject({ ready: true, engine: 'index', state: 'ready', indexed: 2, stored: 2 })
   })
 
+  test('a list read while a write is being indexed is not kept as the current answer', async () => {
+    t = await makeTestApp()
+    const { pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'first', version: '1.0.0' })
+    const indexChange = t.deps.search.nodesChanged
+    let during: { total: number } | undefined
+    t.deps.search.nodesChanged = async (changed) => {
+      during = await list('') // a reader racing the index update
+      await indexChange(changed)
+    }
+    await publish(t, { pat, node: 'second', version: '1.0.0' })
+    expect(during?.total).toBe(1)
+    expect((await list('')).total).toBe(2)
+  })
+
   test('a ban or deletion written to the store leaves search once announced', async () => {
     await appWith([{ id: 'a', description: 'sprocket' }, { id: 'b', description: 'sprocket' }])
     await t.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'a').execute()
