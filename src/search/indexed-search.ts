@@ -140,6 +140,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       catalog.finishLoad()
       clearCache()
       ready = true
+      // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
+      Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - started) })
     },
 
