@@ -22,7 +22,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   const fallback = createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
-  const textHash: number[] = []
+  /** A 64-bit hash of each slot's searched text: the keyword index is touched only when that text changed. */
+  const textHash: bigint[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
   let cachedSlots = 0
@@ -43,7 +44,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
         continue
       }
       const { slot, change } = catalog.upsert(doc, !ready)
-      const hash = Number(Bun.hash(textKey(doc)) & 0xffffffffn)
+      const hash = BigInt(Bun.hash(textKey(doc)))
       const textChanged = textHash[slot] !== hash
       if (textChanged) keyword.put(slot, doc, textHash[slot] !== undefined)
       textHash[slot] = hash
