@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../../src/blobs/disk'
+import { tempDirs } from '../support/tmp'
 
-const dirs: string[] = []
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'registry-mirror-blobs-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+const dirs = tempDirs('blobs')
+const tmp = dirs.make
+afterEach(dirs.cleanup)
 
 describe('createDiskBlobStore', () => {
   test('stores content-addressed bytes and finds them again', async () => {

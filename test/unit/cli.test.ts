@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { loadConfig } from '../../src/config'
+import { tempDirs } from '../support/tmp'
 
 function io(env: Record<string, string> = {}) {
   const out: string[] = []
@@ -11,13 +9,9 @@ function io(env: Record<string, string> = {}) {
   return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) } }
 }
 
-const dirs: string[] = []
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'registry-mirror-cli-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+const dirs = tempDirs('cli')
+const tmp = dirs.make
+afterEach(dirs.cleanup)
 
 describe('loadConfig', () => {
   test('defaults, environment, and flags over environment', () => {
