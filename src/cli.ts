@@ -86,14 +86,20 @@ async function withStore<T>(dir: string, fn: (db: ReturnType<typeof openStore>) 
 
 async function usersCreate(argv: string[], io: Io): Promise<number> {
   const flags = parse(argv, ['id', 'email', 'name', 'data'], ['admin'])
-  if (flags.help) return io.out(USERS_HELP), 0
+  if (flags.help) return (io.out(USERS_HELP), 0)
   const missing = ['id', 'email', 'name'].filter((k) => !flags[k])
   if (missing.length) {
     for (const k of missing) io.err(`--${k}: required`)
     return 2
   }
   const token = await withStore(dataDir(flags, io), (db) =>
-    createUser(db, { id: flags.id as string, email: flags.email as string, name: flags.name as string, isAdmin: flags.admin === true, now: new Date().toISOString() }),
+    createUser(db, {
+      id: flags.id as string,
+      email: flags.email as string,
+      name: flags.name as string,
+      isAdmin: flags.admin === true,
+      now: new Date().toISOString(),
+    }),
   )
   io.out(token)
   return 0
@@ -101,15 +107,15 @@ async function usersCreate(argv: string[], io: Io): Promise<number> {
 
 async function tokensCreate(argv: string[], io: Io): Promise<number> {
   const flags = parse(argv, ['user', 'data'])
-  if (flags.help) return io.out(TOKENS_HELP), 0
-  if (!flags.user) return io.err('--user: required'), 2
+  if (flags.help) return (io.out(TOKENS_HELP), 0)
+  if (!flags.user) return (io.err('--user: required'), 2)
   io.out(await withStore(dataDir(flags, io), (db) => createAccessToken(db, flags.user as string, new Date().toISOString())))
   return 0
 }
 
 async function serveCommand(argv: string[], io: Io): Promise<number> {
   const flags = parse(normalizeBooleans(argv), Object.keys(SETTINGS))
-  if (flags.help) return io.out(serveHelp()), 0
+  if (flags.help) return (io.out(serveHelp()), 0)
   const { help: _help, ...values } = flags
   const { config, problems } = loadConfig({ flags: values as Record<string, string | undefined>, env: io.env })
   if (!config) {
@@ -137,9 +143,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     io.err(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; run "registry-mirror --help"`)
     return 2
   } catch (err) {
-    if (err instanceof AppError) return io.err(err.message), 1
+    if (err instanceof AppError) return (io.err(err.message), 1)
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return io.err(err.message.split('\n')[0]!), 2
+      return (io.err(err.message.split('\n')[0]!), 2)
     }
     throw err
   }

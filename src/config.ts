@@ -35,7 +35,11 @@ export const SETTINGS = {
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
-  'log-level': { schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), default: 'info', help: 'least severe log level written' },
+  'log-level': {
+    schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
+    default: 'info',
+    help: 'least severe log level written',
+  },
 } as const
 
 export type SettingName = keyof typeof SETTINGS

@@ -20,12 +20,10 @@ export const forbidden = (message: string, code = 'forbidden') => new AppError(4
 export const notFound = (message: string) => new AppError(404, 'not_found', message)
 export const conflict = (message: string, code = 'conflict') => new AppError(409, code, message)
 export const payloadTooLarge = (message: string) => new AppError(413, 'payload_too_large', message)
-export const unsupportedMediaType = (message: string) =>
-  new AppError(415, 'unsupported_media_type', message)
+export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message)
 export const tooManyRequests = (message: string) => new AppError(429, 'rate_limited', message)
 
 // Messages the real clients show to people keep the upstream wording.
 export const nodeBanned = () => forbidden('Node Banned', 'node_banned')
 export const permissionDenied = () => forbidden('Permission denied', 'permission_denied')
-export const invalidPublisherToken = () =>
-  badRequest('Invalid personal access token', 'invalid_personal_access_token')
+export const invalidPublisherToken = () => badRequest('Invalid personal access token', 'invalid_personal_access_token')

@@ -15,10 +15,12 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 export function createLog(opts: { level?: LogLevel; write?: (line: string) => void } = {}): Log {
   const min = RANK[opts.level ?? 'info']
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'))
-  const emit = (level: LogLevel) => (event: string, fields: LogFields = {}) => {
-    if (RANK[level] < min) return
-    write(JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }))
-  }
+  const emit =
+    (level: LogLevel) =>
+    (event: string, fields: LogFields = {}) => {
+      if (RANK[level] < min) return
+      write(JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }))
+    }
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }
 

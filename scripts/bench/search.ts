@@ -14,7 +14,10 @@ import realNodesFile from '../../test/fixtures/real-nodes.json'
 import { seedBenchStore } from './seed-store'
 import { mib, startServer } from './server'
 
-const { values } = parseArgs({ args: Bun.argv.slice(2), options: { nodes: { type: 'string', default: '100000' }, fresh: { type: 'boolean' } } })
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { nodes: { type: 'string', default: '100000' }, fresh: { type: 'boolean' } },
+})
 const N = Number(values.nodes)
 const dir = join(tmpdir(), `registry-mirror-bench-${N}`)
 if (values.fresh || !existsSync(join(dir, 'registry.db'))) {
@@ -26,9 +29,15 @@ if (values.fresh || !existsSync(join(dir, 'registry.db'))) {
 // 1. Start-up: answering, index complete, memory.
 const t0 = performance.now()
 const server = await startServer(dir)
-while (!(await fetch(`${server.url}/health`).then((r) => r.ok, () => false))) await Bun.sleep(2)
+while (
+  !(await fetch(`${server.url}/health`).then(
+    (r) => r.ok,
+    () => false,
+  ))
+)
+  await Bun.sleep(2)
 const answersMs = performance.now() - t0
-const warmDuring = await (await fetch(`${server.url}/ready`)).json() as { search: { state: string } }
+const warmDuring = (await (await fetch(`${server.url}/ready`)).json()) as { search: { state: string } }
 for (;;) {
   const ready = (await (await fetch(`${server.url}/ready`)).json()) as { search: { ready: boolean } }
   if (ready.search.ready) break
@@ -39,13 +48,34 @@ await Bun.sleep(500)
 const rssReady = server.rssBytes()
 
 // 2. Latency of distinct queries.
-interface RealNode { id: string; name: string; description: string; author: string; repository: string; host_nodes: string[] }
+interface RealNode {
+  id: string
+  name: string
+  description: string
+  author: string
+  repository: string
+  host_nodes: string[]
+}
 const real = (realNodesFile as { nodes: RealNode[] }).nodes
 let seed = 11
-const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
-const words = [...new Set(real.flatMap((n) => `${n.name} ${n.description}`.split(/[^A-Za-z0-9]+/)).filter((w) => w.length >= 3).map((w) => w.toLowerCase()))]
-const nameWords = [...new Set(real.flatMap((n) => n.name.split(/[^A-Za-z0-9]+/)).filter((w) => w.length >= 3).map((w) => w.toLowerCase()))]
+const words = [
+  ...new Set(
+    real
+      .flatMap((n) => `${n.name} ${n.description}`.split(/[^A-Za-z0-9]+/))
+      .filter((w) => w.length >= 3)
+      .map((w) => w.toLowerCase()),
+  ),
+]
+const nameWords = [
+  ...new Set(
+    real
+      .flatMap((n) => n.name.split(/[^A-Za-z0-9]+/))
+      .filter((w) => w.length >= 3)
+      .map((w) => w.toLowerCase()),
+  ),
+]
 const typo = (w: string) => {
   const i = 1 + Math.floor(random() * (w.length - 2))
   return w.slice(0, i) + w.slice(i + 1)
@@ -60,9 +90,11 @@ const makers: (() => string)[] = [
   () => `search=${pick(nameWords)}%20${pick(nameWords)}`,
   () => `search=${pick(nameWords)}&supported_os=${encodeURIComponent(pick(OS))}`,
   () => `search=${pick(nameWords)}&supported_accelerator=${encodeURIComponent(pick(ACC))}&page=${1 + Math.floor(random() * 3)}`,
-  () => `supported_os=${encodeURIComponent(pick(OS))}&supported_accelerator=${encodeURIComponent(pick(ACC))}&page=${1 + Math.floor(random() * 100)}`,
+  () =>
+    `supported_os=${encodeURIComponent(pick(OS))}&supported_accelerator=${encodeURIComponent(pick(ACC))}&page=${1 + Math.floor(random() * 100)}`,
   () => `repository_url_search=${encodeURIComponent(pick(real).repository.replace('https://', '').split('/').slice(0, 2).join('/'))}`,
-  () => `host_node_search=${encodeURIComponent(pick(pick(real.filter((n) => n.host_nodes.length)).host_nodes).slice(0, 6 + Math.floor(random() * 6)))}`,
+  () =>
+    `host_node_search=${encodeURIComponent(pick(pick(real.filter((n) => n.host_nodes.length)).host_nodes).slice(0, 6 + Math.floor(random() * 6)))}`,
   () => `page=${1 + Math.floor(random() * 3000)}&limit=${pick([10, 30, 50])}`,
   () => `search=${pick(nameWords)}&include_banned=true&limit=${pick([10, 30])}`,
 ]
@@ -81,7 +113,9 @@ latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
 
 // 3. Throughput of repeating traffic against /health, 32 connections each.
-const prefixes = ['controlnet', 'upscale', 'video', 'animatediff', 'impact', 'lora'].flatMap((w) => Array.from(w, (_, i) => w.slice(0, i + 1)))
+const prefixes = ['controlnet', 'upscale', 'video', 'animatediff', 'impact', 'lora'].flatMap((w) =>
+  Array.from(w, (_, i) => w.slice(0, i + 1)),
+)
 const crawlPages = Math.min(200, Math.ceil(N / 30)) // the upstream registry's size (~4,000 nodes) in pages of 30, at most
 const traffic = [
   ...Array.from({ length: crawlPages }, (_, i) => `/nodes?page=${i + 1}&limit=30`),
@@ -113,7 +147,11 @@ console.log(`nodes: ${N} (store ${dir})`)
 console.log(`answers requests after: ${ms(answersMs)} (goal < 1000 ms; search state then: ${warmDuring.search.state})`)
 console.log(`index complete after:   ${ms(indexMs)} (goal < 8000 ms)`)
 console.log(`resident memory:        ${mib(rssReady)} MiB when the index is complete (goal < 600), ${mib(rssAfter)} MiB after the load`)
-console.log(`distinct queries:       ${latencies.length}, p50 ${ms(pct(0.5))}, p90 ${ms(pct(0.9))}, p99 ${ms(pct(0.99))}, max ${ms(latencies.at(-1)!)} (goal p50 < 5, p99 < 25)`)
+console.log(
+  `distinct queries:       ${latencies.length}, p50 ${ms(pct(0.5))}, p90 ${ms(pct(0.9))}, p99 ${ms(pct(0.99))}, max ${ms(latencies.at(-1)!)} (goal p50 < 5, p99 < 25)`,
+)
 console.log(`GET /health:            ${health.toFixed(0)} req/s (32 connections)`)
-console.log(`repeating traffic:      ${repeating.toFixed(0)} req/s (${traffic.length} distinct paths: crawl of ${crawlPages} pages of 30, search-as-you-type)`)
+console.log(
+  `repeating traffic:      ${repeating.toFixed(0)} req/s (${traffic.length} distinct paths: crawl of ${crawlPages} pages of 30, search-as-you-type)`,
+)
 console.log(`ratio:                  ${((repeating / health) * 100).toFixed(0)}% (goal >= 50%)`)

@@ -10,10 +10,34 @@ import schemaSql from '../../schema.sql' with { type: 'text' }
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import realNodesFile from '../../test/fixtures/real-nodes.json'
 
-interface RealNode { id: string; name: string; description: string; author: string; repository: string; repohost_stars: number; host_nodes: string[]; publisher: string }
+interface RealNode {
+  id: string
+  name: string
+  description: string
+  author: string
+  repository: string
+  repohost_stars: number
+  host_nodes: string[]
+  publisher: string
+}
 
-const OS = [[], ['OS Independent'], ['POSIX :: Linux'], ['Microsoft :: Windows'], ['POSIX :: Linux', 'Microsoft :: Windows', 'MacOS'], ['MacOS']]
-const ACCELERATORS = [[], [], ['GPU :: NVIDIA CUDA'], ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm'], ['GPU :: Apple Metal'], ['NPU :: Huawei Ascend'], ['GPU :: Intel Arc']]
+const OS = [
+  [],
+  ['OS Independent'],
+  ['POSIX :: Linux'],
+  ['Microsoft :: Windows'],
+  ['POSIX :: Linux', 'Microsoft :: Windows', 'MacOS'],
+  ['MacOS'],
+]
+const ACCELERATORS = [
+  [],
+  [],
+  ['GPU :: NVIDIA CUDA'],
+  ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm'],
+  ['GPU :: Apple Metal'],
+  ['NPU :: Huawei Ascend'],
+  ['GPU :: Intel Arc'],
+]
 const FLAVOURS = ['fork', 'plus', 'lite', 'pro', 'fast', 'extended', 'fixed', 'community', 'next', 'ultra', 'mini', 'turbo']
 
 export function seedBenchStore(dir: string, count: number): void {
@@ -25,14 +49,16 @@ export function seedBenchStore(dir: string, count: number): void {
   db.run(schemaSql)
   const real = (realNodesFile as { nodes: RealNode[] }).nodes
   let seed = 7
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!
   const now = '2026-01-01T00:00:00.000Z'
   const insertPublisher = db.prepare('INSERT OR IGNORE INTO publishers (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)')
   const insertNode = db.prepare(`INSERT INTO nodes (id, normalized_id, publisher_id, name, description, author, repository, repository_key,
     supported_os_json, os_keys, supported_accelerators_json, accelerator_keys, repohost_stars, search_ranking, downloads, status,
     latest_version_id, latest_version_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
-  const insertVersion = db.prepare('INSERT INTO node_versions (id, node_id, version, status, host_node_extract_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const insertVersion = db.prepare(
+    'INSERT INTO node_versions (id, node_id, version, status, host_node_extract_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
   const insertHostNode = db.prepare('INSERT INTO host_nodes (version_id, name) VALUES (?, ?)')
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
@@ -49,11 +75,25 @@ export function seedBenchStore(dir: string, count: number): void {
       const latestId = crypto.randomUUID()
       const status = random() < 0.01 ? 'banned' : random() < 0.005 ? 'deleted' : 'active'
       insertNode.run(
-        id, id.toLowerCase(), publisher, k === 0 ? base.name : `${base.name} ${flavour}`,
-        k === 0 ? base.description : `${base.description} (${flavour} variant ${k})`, base.author, repository, repositoryKey(repository),
-        JSON.stringify(os), platformKeys(os), JSON.stringify(accelerators), platformKeys(accelerators),
-        base.repohost_stars, random() < 0.03 ? Math.floor(random() * 10) : 0, Math.floor(base.repohost_stars * random() * 3), status,
-        latestId, now, now,
+        id,
+        id.toLowerCase(),
+        publisher,
+        k === 0 ? base.name : `${base.name} ${flavour}`,
+        k === 0 ? base.description : `${base.description} (${flavour} variant ${k})`,
+        base.author,
+        repository,
+        repositoryKey(repository),
+        JSON.stringify(os),
+        platformKeys(os),
+        JSON.stringify(accelerators),
+        platformKeys(accelerators),
+        base.repohost_stars,
+        random() < 0.03 ? Math.floor(random() * 10) : 0,
+        Math.floor(base.repohost_stars * random() * 3),
+        status,
+        latestId,
+        now,
+        now,
       )
       for (let v = 0; v < versions; v++) {
         const latest = v === versions - 1

@@ -12,7 +12,10 @@ export interface BenchServer {
 export async function startServer(dataDir: string, extra: string[] = []): Promise<BenchServer> {
   const bin = resolve('dist/registry-mirror')
   const cmd = existsSync(bin) ? [bin] : [process.execPath, resolve('src/main.ts')]
-  const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn', ...extra], { stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn', ...extra], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {

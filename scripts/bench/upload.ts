@@ -38,14 +38,30 @@ const baselineMs = Math.min(...baselineRuns)
 const durableMs = Math.min(...durableRuns)
 
 const server = await startServer(join(dir, 'data'))
-const user = Bun.spawnSync([...(await Bun.file('dist/registry-mirror').exists() ? ['dist/registry-mirror'] : [process.execPath, 'src/main.ts']), 'users', 'create', '--id', 'bench', '--email', 'b@x', '--name', 'B', '--data', join(dir, 'data')])
+const user = Bun.spawnSync([
+  ...((await Bun.file('dist/registry-mirror').exists()) ? ['dist/registry-mirror'] : [process.execPath, 'src/main.ts']),
+  'users',
+  'create',
+  '--id',
+  'bench',
+  '--email',
+  'b@x',
+  '--name',
+  'B',
+  '--data',
+  join(dir, 'data'),
+])
 const token = user.stdout.toString().trim()
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 await fetch(`${server.url}/publishers`, { method: 'POST', headers, body: JSON.stringify({ id: 'bench', name: 'Bench' }) })
 
 const uploadRuns: { ms: number; growth: number }[] = []
 for (let i = 0; i < 3; i++) {
-  const res = await fetch(`${server.url}/publishers/bench/nodes/big-pack/versions`, { method: 'POST', headers, body: JSON.stringify({ node_version: { version: `1.0.${i}` } }) })
+  const res = await fetch(`${server.url}/publishers/bench/nodes/big-pack/versions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ node_version: { version: `1.0.${i}` } }),
+  })
   const { signedUrl } = (await res.json()) as { signedUrl: string }
   Bun.gc(true)
   const before = server.rssBytes()
@@ -66,5 +82,7 @@ const rate = (ms: number) => (archive.size / 1024 / 1024 / (ms / 1000)).toFixed(
 console.log(`Bun.write:          ${rate(baselineMs)} MiB/s (${baselineMs.toFixed(0)} ms, best of 3; page cache only)`)
 console.log(`Bun.write + fsync:  ${rate(durableMs)} MiB/s (${durableMs.toFixed(0)} ms, best of 3)`)
 console.log(`signed-URL upload:  ${rate(best)} MiB/s (${best.toFixed(0)} ms, best of 3; HTTP, SHA-256, fsync, rename, archive check)`)
-console.log(`ratio upload / Bun.write: ${((baselineMs / best) * 100).toFixed(0)}%, / Bun.write + fsync: ${((durableMs / best) * 100).toFixed(0)}%`)
+console.log(
+  `ratio upload / Bun.write: ${((baselineMs / best) * 100).toFixed(0)}%, / Bun.write + fsync: ${((durableMs / best) * 100).toFixed(0)}%`,
+)
 console.log(`server peak RSS growth during an upload: ${mib(growth)} MiB (limit 64 MiB) ${growth < 64 * 1024 * 1024 ? 'OK' : 'OVER'}`)

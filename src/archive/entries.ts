@@ -34,10 +34,6 @@ export class ArchiveProblem extends Error {}
 /** Refuses absolute paths, `..` segments, drive letters and NUL bytes. */
 export function checkEntryName(name: string): void {
   const unsafe =
-    name.includes('\0') ||
-    name.startsWith('/') ||
-    name.startsWith('\\') ||
-    /^[a-zA-Z]:/.test(name) ||
-    name.split(/[\\/]/).includes('..')
+    name.includes('\0') || name.startsWith('/') || name.startsWith('\\') || /^[a-zA-Z]:/.test(name) || name.split(/[\\/]/).includes('..')
   if (unsafe) throw new ArchiveProblem(`archive entry "${name.slice(0, 200)}" has an unsafe path`)
 }

@@ -30,7 +30,7 @@ function dictKeys(src: string, open: number): string[] {
   const keys: string[] = []
   let depth = 0
   let expectKey = false
-  for (let i = open; i < src.length; ) {
+  for (let i = open; i < src.length;) {
     const ch = src[i]!
     if (ch === '#') {
       const nl = src.indexOf('\n', i)

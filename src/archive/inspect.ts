@@ -7,8 +7,7 @@ import { walkZip } from './zip'
 export type ArchiveFormat = 'zip' | 'tar.gz'
 
 export type Inspection =
-  | { ok: true; format: ArchiveFormat; hostNodes: string[] }
-  | { ok: false; format: ArchiveFormat | undefined; reason: string }
+  { ok: true; format: ArchiveFormat; hostNodes: string[] } | { ok: false; format: ArchiveFormat | undefined; reason: string }
 
 /** Python source read for extraction, over all entries of one archive. */
 const PYTHON_BUDGET = 64 * 1024 * 1024

@@ -37,7 +37,7 @@ class ByteReader {
   }
 
   async skip(n: number): Promise<void> {
-    for (let left = n; left > 0; ) {
+    for (let left = n; left > 0;) {
       const step = Math.min(left, 1 << 20)
       if (!(await this.read(step))) throw new ArchiveProblem('tar archive is truncated')
       left -= step

@@ -55,7 +55,7 @@ interface CentralEntry extends ArchiveEntry {
 }
 
 function zip64Extra(view: DataView, start: number, length: number, e: { size: number; compressedSize: number; localOffset: number }) {
-  for (let p = start; p + 4 <= start + length; ) {
+  for (let p = start; p + 4 <= start + length;) {
     const id = view.getUint16(p, true)
     const len = view.getUint16(p + 2, true)
     if (id === 0x0001) {
@@ -87,8 +87,7 @@ function readCentral(view: DataView, count: number): CentralEntry[] {
     const commentLen = view.getUint16(p + 32, true)
     const name = decoder.decode(new Uint8Array(view.buffer, view.byteOffset + p + 46, nameLen))
     const mode = view.getUint32(p + 38, true) >>> 16
-    const kind: EntryKind =
-      madeBy === 3 && (mode & 0xf000) === 0xa000 ? 'link' : name.endsWith('/') ? 'dir' : 'file'
+    const kind: EntryKind = madeBy === 3 && (mode & 0xf000) === 0xa000 ? 'link' : name.endsWith('/') ? 'dir' : 'file'
     const entry: CentralEntry = {
       name,
       kind,

@@ -15,8 +15,7 @@ export interface UrlSigner {
   verify(req: SignedRequest, signature: string): boolean
 }
 
-const canonical = (r: SignedRequest) =>
-  [r.method.toUpperCase(), r.path, r.contentType.toLowerCase(), String(r.expires)].join('\n')
+const canonical = (r: SignedRequest) => [r.method.toUpperCase(), r.path, r.contentType.toLowerCase(), String(r.expires)].join('\n')
 
 export function createUrlSigner(secret: string): UrlSigner {
   const mac = (r: SignedRequest) => createHmac('sha256', secret).update(canonical(r)).digest()

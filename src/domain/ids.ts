@@ -3,8 +3,7 @@ import { createHash, randomBytes } from 'node:crypto'
 
 export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]*$/
 export const PUBLISHER_ID_MAX = 64
-export const PUBLISHER_ID_MESSAGE =
-  'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'
+export const PUBLISHER_ID_MESSAGE = 'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'
 
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
 export const NODE_ID_MAX = 100

@@ -22,7 +22,12 @@ function accessLog(log: Log): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now()
     await next()
-    log.info('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 })
+    log.info('request', {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    })
   }
 }
 

@@ -35,11 +35,19 @@ export function archiveRoutes(deps: Deps) {
       'Content-Disposition': `attachment; filename="${archive.format === 'zip' ? 'node.zip' : 'node.tar.gz'}"`,
       'Cache-Control': 'public, max-age=31536000, immutable',
     }
-    if (c.req.header('if-none-match')?.split(/\s*,\s*/).includes(etag)) return c.body(null, 304, headers)
+    if (
+      c.req
+        .header('if-none-match')
+        ?.split(/\s*,\s*/)
+        .includes(etag)
+    )
+      return c.body(null, 304, headers)
     const file = Bun.file(archive.path)
     const range = parseRange(c.req.header('range'), archive.size_bytes)
     if (range === null) {
-      return c.json(errorBody('range_not_satisfiable', 'the requested range is outside the archive'), 416, { 'Content-Range': `bytes */${archive.size_bytes}` })
+      return c.json(errorBody('range_not_satisfiable', 'the requested range is outside the archive'), 416, {
+        'Content-Range': `bytes */${archive.size_bytes}`,
+      })
     }
     if (!range) return c.body(file.stream(), 200, { ...headers, 'Content-Length': String(archive.size_bytes) })
     return c.body(file.slice(range.start, range.end + 1).stream(), 206, {

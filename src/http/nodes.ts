@@ -4,7 +4,15 @@ import * as v from 'valibot'
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
 import { nodePageJson } from '../services/node-lists'
-import { bulkVersions, getHostNodeOwner, getNode, getNodeVersion, getVersionHostNodes, installNode, listNodeVersions } from '../services/nodes'
+import {
+  bulkVersions,
+  getHostNodeOwner,
+  getNode,
+  getNodeVersion,
+  getVersionHostNodes,
+  installNode,
+  listNodeVersions,
+} from '../services/nodes'
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
 import { VERSION_STATUS } from '../domain/wire'
@@ -23,7 +31,13 @@ const ListQuery = v.object({
   supported_accelerator: q.text,
   include_banned: q.bool,
   node_id: q.many,
-  timestamp: v.optional(v.pipe(v.string('must be given once'), v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'), v.transform((s) => new Date(s).toISOString()))),
+  timestamp: v.optional(
+    v.pipe(
+      v.string('must be given once'),
+      v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'),
+      v.transform((s) => new Date(s).toISOString()),
+    ),
+  ),
 })
 
 const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
@@ -32,7 +46,10 @@ const VersionsQuery = v.object({ statuses: q.many, include_status_reason: q.bool
 
 const BulkBody = v.object({
   node_versions: v.pipe(
-    v.array(v.object({ node_id: v.pipe(v.string(), v.maxLength(100)), version: v.pipe(v.string(), v.maxLength(100)) }), 'must be a list of {node_id, version}'),
+    v.array(
+      v.object({ node_id: v.pipe(v.string(), v.maxLength(100)), version: v.pipe(v.string(), v.maxLength(100)) }),
+      'must be a list of {node_id, version}',
+    ),
     v.maxLength(500, 'must have at most 500 items'),
   ),
 })
@@ -68,7 +85,11 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
   const page = (json: string) => new Response(json, { headers: { 'content-type': 'application/json' } })
-  const cached = listResponseCache({ generation: () => deps.nodeJson.generation, enabled: () => deps.search.status().ready, gzip: opts.gzip ?? false })
+  const cached = listResponseCache({
+    generation: () => deps.nodeJson.generation,
+    enabled: () => deps.search.status().ready,
+    gzip: opts.gzip ?? false,
+  })
   app.get('/', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), true))))
   app.get('/search', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), false))))
 

@@ -9,9 +9,7 @@ import type { Env } from './context'
 import { defined, str, strList } from './fields'
 import { jsonBody } from './validate'
 
-const license = v.nullish(
-  v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'),
-)
+const license = v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'))
 
 /** Compatibility targets, sent in both `node` and `node_version` (with the upstream's spellings too). */
 const platformFields = {

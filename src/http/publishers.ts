@@ -4,13 +4,7 @@ import * as v from 'valibot'
 import type { Deps } from '../services/deps'
 import { listPublisherNodes } from '../services/node-lists'
 import { createPublisherToken, deleteToken, listTokens } from '../services/publisher-tokens'
-import {
-  createPublisher,
-  getPublisher,
-  listAllPublishers,
-  updatePublisherFields,
-  validatePublisherId,
-} from '../services/publishers'
+import { createPublisher, getPublisher, listAllPublishers, updatePublisherFields, validatePublisherId } from '../services/publishers'
 import type { Env } from './context'
 import { defined, httpUrlOrEmpty, str } from './fields'
 import { jsonBody, q, queryParams } from './validate'

@@ -13,7 +13,10 @@ export function systemRoutes(deps: Deps) {
   app.get('/health', (c) => c.json({ status: 'ok' }))
 
   app.get('/ready', async (c) => {
-    const database = await sql`select 1`.execute(deps.db).then(() => 'ok', () => 'failing')
+    const database = await sql`select 1`.execute(deps.db).then(
+      () => 'ok',
+      () => 'failing',
+    )
     const storage = (await deps.blobs.check()) ? 'ok' : 'failing'
     const stored = database === 'ok' ? await countIndexableNodes(deps.db) : undefined
     const index = deps.search.status()

@@ -63,8 +63,18 @@ export const q = {
       String(fallback),
     ),
   bool: v.optional(
-    v.pipe(first, v.toLowerCase(), v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1')),
+    v.pipe(
+      first,
+      v.toLowerCase(),
+      v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+      v.transform((s) => s === 'true' || s === '1'),
+    ),
   ),
   text: v.optional(v.pipe(first, v.trim(), v.maxLength(500, 'must be at most 500 characters'))),
-  many: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.transform((x) => (Array.isArray(x) ? x : [x])))),
+  many: v.optional(
+    v.pipe(
+      v.union([v.string(), v.array(v.string())]),
+      v.transform((x) => (Array.isArray(x) ? x : [x])),
+    ),
+  ),
 }

@@ -130,8 +130,12 @@ export class Catalog {
     }
     const moved = !deferOrder && compareEntries(before, entry) !== 0 && this.reposition(slot)
     const sameFacts =
-      before.banned === entry.banned && before.updated === entry.updated && before.repositoryKey === entry.repositoryKey &&
-      before.osId === entry.osId && before.acceleratorId === entry.acceleratorId && before.hostText === entry.hostText &&
+      before.banned === entry.banned &&
+      before.updated === entry.updated &&
+      before.repositoryKey === entry.repositoryKey &&
+      before.osId === entry.osId &&
+      before.acceleratorId === entry.acceleratorId &&
+      before.hostText === entry.hostText &&
       popularityBoost(before.downloads) === popularityBoost(entry.downloads)
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }

@@ -65,7 +65,10 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     apply(docs, readAt)
     const found = new Set(docs.map((d) => d.id.toLowerCase()))
     const gone = ids.filter((id) => !found.has(id.toLowerCase()))
-    apply(gone.map((id) => ({ id, status: 'deleted' }) as SearchDoc), readAt)
+    apply(
+      gone.map((id) => ({ id, status: 'deleted' }) as SearchDoc),
+      readAt,
+    )
   }
 
   /** Exact matches that pass the plan, in the order given. */
@@ -78,7 +81,10 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     const lead = passing(plan, first)
     const skip = new Set(lead)
     if (plan.candidates) {
-      const rest = passing(plan, [...plan.candidates].filter((s) => !skip.has(s))).sort((a, b) => catalog.rank(a) - catalog.rank(b))
+      const rest = passing(
+        plan,
+        [...plan.candidates].filter((s) => !skip.has(s)),
+      ).sort((a, b) => catalog.rank(a) - catalog.rank(b))
       return Int32Array.from([...lead, ...rest])
     }
     const order = catalog.ordered()
@@ -99,7 +105,9 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     if (!hits) return inListOrder(plan, exact)
     const lead = passing(plan, exact)
     const skip = new Set(lead)
-    const rest = hits.filter((h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(catalog.entry(h.slot)!))
+    const rest = hits.filter(
+      (h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(catalog.entry(h.slot)!),
+    )
     rest.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
     const out = new Int32Array(lead.length + rest.length)
     out.set(lead)
@@ -163,7 +171,10 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
     async publishersChanged(publisherIds) {
       const docs = await loadSearchDocsOfPublishers(db, publisherIds)
-      await refresh(docs.map((d) => d.id), async () => docs)
+      await refresh(
+        docs.map((d) => d.id),
+        async () => docs,
+      )
     },
 
     status: () => ({ ready, indexed: catalog.size, engine: ready ? 'index' : 'store' }),

@@ -13,7 +13,9 @@ interface KeywordDoc {
 // Words too common to tell packs apart: English ones, and the registry's own (94% of packs say "comfyui").
 // Dropped when indexing and from queries; a query of nothing else constrains nothing.
 const STOP_WORDS = new Set([
-  ...'a an and are as at be by for from has have in is it its of on or that the this to was were will with you your can which these those using use used into also'.split(' '),
+  ...'a an and are as at be by for from has have in is it its of on or that the this to was were will with you your can which these those using use used into also'.split(
+    ' ',
+  ),
   ...'comfyui comfy node nodes custom https http www com github'.split(' '),
 ])
 

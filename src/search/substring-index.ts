@@ -18,7 +18,7 @@ export class SubstringIndex {
     if (this.stale) this.rebuild()
     const found: number[] = []
     if (!needle || needle.includes('\n')) return found
-    for (let at = this.text.indexOf(needle); at !== -1; ) {
+    for (let at = this.text.indexOf(needle); at !== -1;) {
       const i = this.locate(at)
       found.push(this.slots[i]!)
       const next = i + 1 < this.starts.length ? this.starts[i + 1]! : this.text.length

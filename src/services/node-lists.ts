@@ -20,13 +20,13 @@ export async function nodePageJson(deps: Deps, params: ListParams): Promise<stri
   return `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`
 }
 
-export async function listPublisherNodes(
-  deps: Deps,
-  publisherId: string,
-  opts: { includeBanned: boolean; page: number; limit: number },
-) {
+export async function listPublisherNodes(deps: Deps, publisherId: string, opts: { includeBanned: boolean; page: number; limit: number }) {
   await requirePublisher(deps.db, publisherId)
   const limit = Math.min(opts.limit, 1000)
-  const rows = await listNodesOfPublisher(deps.db, publisherId, { includeBanned: opts.includeBanned, offset: (opts.page - 1) * limit, limit })
+  const rows = await listNodesOfPublisher(deps.db, publisherId, {
+    includeBanned: opts.includeBanned,
+    offset: (opts.page - 1) * limit,
+    limit,
+  })
   return renderNodes(deps.db, rows, { publicUrl: deps.settings.publicUrl })
 }

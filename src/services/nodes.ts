@@ -79,7 +79,14 @@ export async function installNode(deps: Deps, id: string, version?: string): Pro
     }
   } else {
     const versions = await listVersionsOfNode(deps.db, node.id, DEFAULT_STATUSES)
-    const archived = new Set((await listArchives(deps.db, versions.map((v) => v.id))).map((a) => a.version_id))
+    const archived = new Set(
+      (
+        await listArchives(
+          deps.db,
+          versions.map((v) => v.id),
+        )
+      ).map((a) => a.version_id),
+    )
     row = pickLatest(versions.filter((v) => archived.has(v.id)))
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
@@ -101,10 +108,15 @@ export async function updateNodeVersion(
   if (node.status === 'banned') throw nodeBanned()
   const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
   if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
-  await updateVersion(deps.db, row.id, {
-    ...(changes.changelog !== undefined && { changelog: changes.changelog }),
-    ...(changes.deprecated !== undefined && { deprecated: changes.deprecated ? 1 : 0 }),
-  }, timestamp(deps))
+  await updateVersion(
+    deps.db,
+    row.id,
+    {
+      ...(changes.changelog !== undefined && { changelog: changes.changelog }),
+      ...(changes.deprecated !== undefined && { deprecated: changes.deprecated ? 1 : 0 }),
+    },
+    timestamp(deps),
+  )
   await nodesChanged(deps, [node.id])
   const [json] = await renderVersions(deps.db, node, [(await findVersionById(deps.db, row.id))!], { publicUrl: deps.settings.publicUrl })
   return json!

@@ -102,7 +102,11 @@ export async function publishVersion(
       await refreshLatest(trx, input.nodeId, now)
     })
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(existing ? 'The node version already exists' : `node "${input.nodeId}" already exists`, existing ? 'version_exists' : 'node_exists')
+    if (isUniqueViolation(err))
+      throw conflict(
+        existing ? 'The node version already exists' : `node "${input.nodeId}" already exists`,
+        existing ? 'version_exists' : 'node_exists',
+      )
     throw err
   }
   await nodesChanged(deps, [input.nodeId])

@@ -29,7 +29,13 @@ export async function createPublisherToken(
 export async function listTokens(deps: Deps, actor: Actor, publisherId: string) {
   await requireRole(deps.db, actor, publisherId, ['owner'])
   const rows = await listPublisherTokens(deps.db, publisherId)
-  return rows.map((t) => ({ id: t.id, name: t.name, description: t.description, createdAt: t.created_at, token: maskToken(t.token_prefix) }))
+  return rows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    createdAt: t.created_at,
+    token: maskToken(t.token_prefix),
+  }))
 }
 
 export async function deleteToken(deps: Deps, actor: Actor, publisherId: string, tokenId: string) {

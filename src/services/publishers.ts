@@ -22,7 +22,10 @@ export type PublisherInput = PublisherChanges & { id?: string }
 function checkPublisherId(id: string | undefined): string {
   if (!id) throw badRequest('id: a publisher id is required')
   if (id.length > PUBLISHER_ID_MAX || !PUBLISHER_ID_PATTERN.test(id)) {
-    throw badRequest(id.length > PUBLISHER_ID_MAX ? `id: at most ${PUBLISHER_ID_MAX} characters` : PUBLISHER_ID_MESSAGE, 'invalid_publisher_id')
+    throw badRequest(
+      id.length > PUBLISHER_ID_MAX ? `id: at most ${PUBLISHER_ID_MAX} characters` : PUBLISHER_ID_MESSAGE,
+      'invalid_publisher_id',
+    )
   }
   return id
 }

@@ -7,12 +7,7 @@ import { nodesChanged } from './changes'
 import { timestamp, type Deps } from './deps'
 import { renderNode, requireNode } from './nodes'
 
-export async function addReview(
-  deps: Deps,
-  actor: Actor,
-  nodeId: string,
-  star: number,
-): Promise<NodeJson> {
+export async function addReview(deps: Deps, actor: Actor, nodeId: string, star: number): Promise<NodeJson> {
   const node = await requireNode(deps, nodeId, { allowBanned: true })
   if (!actor.user && deps.settings.requireReviewAuth) throw unauthorized('Reviews need Authorization: Bearer <token> here')
   if (!actor.user && !deps.reviewLimiter(actor.address, deps.now().getTime())) {

@@ -62,12 +62,18 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
       await insertArchive(trx, { version_id: version.id, sha256: blob.sha256, size_bytes: blob.size, format, created_at: now })
       if (inspection.ok) await insertHostNodes(trx, version.id, inspection.hostNodes)
       // An admin may have moderated the version meanwhile; only a pending version moves on.
-      const status = version.status !== 'pending' ? version.status : !inspection.ok ? 'flagged' : deps.settings.autoApprove ? 'active' : 'pending'
-      await updateVersion(trx, version.id, {
-        status,
-        status_reason: inspection.ok ? version.status_reason : `invalid archive: ${inspection.reason}`,
-        host_node_extract_status: inspection.ok ? 'success' : 'failed',
-      }, now)
+      const status =
+        version.status !== 'pending' ? version.status : !inspection.ok ? 'flagged' : deps.settings.autoApprove ? 'active' : 'pending'
+      await updateVersion(
+        trx,
+        version.id,
+        {
+          status,
+          status_reason: inspection.ok ? version.status_reason : `invalid archive: ${inspection.reason}`,
+          host_node_extract_status: inspection.ok ? 'success' : 'failed',
+        },
+        now,
+      )
       await refreshLatest(trx, node.id, now)
     })
   } catch (err) {

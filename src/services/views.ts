@@ -1,6 +1,14 @@
 /** Turns store rows into the JSON real clients read, loading related rows in batches (never per item). */
 import { archivePath } from '../domain/urls'
-import { NODE_STATUS, PUBLISHER_STATUS, VERSION_STATUS, type MemberJson, type NodeJson, type PublisherJson, type VersionJson } from '../domain/wire'
+import {
+  NODE_STATUS,
+  PUBLISHER_STATUS,
+  VERSION_STATUS,
+  type MemberJson,
+  type NodeJson,
+  type PublisherJson,
+  type VersionJson,
+} from '../domain/wire'
 import type { Store } from '../store/db'
 import { listMembers, listPublishersByIds, type MemberWithUser } from '../store/publishers'
 import type { ArchiveRow, NodeRow, PublisherRow, UserRow, VersionRow } from '../store/schema'
@@ -41,7 +49,14 @@ export async function renderVersions(
   versions: VersionRow[],
   opts: { publicUrl: string; includeReason?: boolean },
 ): Promise<VersionJson[]> {
-  const withArchive = new Set((await listArchives(db, versions.map((v) => v.id))).map((a: ArchiveRow) => a.version_id))
+  const withArchive = new Set(
+    (
+      await listArchives(
+        db,
+        versions.map((v) => v.id),
+      )
+    ).map((a: ArchiveRow) => a.version_id),
+  )
   return versions.map((v) => versionJson(v, node, { ...opts, hasArchive: withArchive.has(v.id) }))
 }
 
@@ -67,11 +82,17 @@ export function publisherJson(p: PublisherRow, members: MemberJson[]): Publisher
 
 /** Publishers with their members; emails only to an admin or a member of that publisher. */
 export async function renderPublishers(db: Store, rows: PublisherRow[], viewer?: UserRow): Promise<PublisherJson[]> {
-  const members = await listMembers(db, rows.map((p) => p.id))
+  const members = await listMembers(
+    db,
+    rows.map((p) => p.id),
+  )
   return rows.map((p) => {
     const own = members.filter((m) => m.publisher_id === p.id)
     const withEmail = viewer !== undefined && (viewer.is_admin === 1 || own.some((m) => m.user_id === viewer.id))
-    return publisherJson(p, own.map((m) => memberJson(m, withEmail)))
+    return publisherJson(
+      p,
+      own.map((m) => memberJson(m, withEmail)),
+    )
   })
 }
 
@@ -109,9 +130,19 @@ export async function renderNodes(db: Store, rows: NodeRow[], opts: { publicUrl:
   const publisherIds = [...new Set(rows.map((n) => n.publisher_id))]
   const [publishers, versions] = await Promise.all([
     listPublishersByIds(db, publisherIds).then((ps) => renderPublishers(db, ps)),
-    listVersionsByIds(db, rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : []))),
+    listVersionsByIds(
+      db,
+      rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
+    ),
   ])
-  const archived = new Set((await listArchives(db, versions.map((v) => v.id))).map((a) => a.version_id))
+  const archived = new Set(
+    (
+      await listArchives(
+        db,
+        versions.map((v) => v.id),
+      )
+    ).map((a) => a.version_id),
+  )
   const publisherById = new Map(publishers.map((p) => [p.id, p]))
   const versionById = new Map(versions.map((v) => [v.id, v]))
   return rows.map((n) => {

@@ -21,5 +21,10 @@ export function openStore(path: string): Store {
 /** A unique-constraint violation, in SQLite's words or PostgreSQL's code. */
 export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof Error)) return false
-  return err.message.includes('UNIQUE constraint failed') || (err as { code?: string }).code === '23505' || (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  return (
+    err.message.includes('UNIQUE constraint failed') ||
+    (err as { code?: string }).code === '23505' ||
+    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  )
 }

@@ -6,8 +6,7 @@ import type { Store } from './db'
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 const contains = (s: string) => `%${escapeLike(s.toLowerCase())}%`
-const like = (column: string, pattern: string): Expression<SqlBool> =>
-  sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`
+const like = (column: string, pattern: string): Expression<SqlBool> => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`
 
 function platformMatch(column: string, filter: string, osIndependent: boolean): Expression<SqlBool> {
   const key = escapeLike(normalizePlatformValue(filter))

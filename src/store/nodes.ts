@@ -80,10 +80,7 @@ export function listNodesOfPublisher(
     .execute()
 }
 
-export async function insertNode(
-  db: Store,
-  node: { id: string; publisherId: string; fields: NodeFields; now: string },
-): Promise<void> {
+export async function insertNode(db: Store, node: { id: string; publisherId: string; fields: NodeFields; now: string }): Promise<void> {
   await db
     .insertInto('nodes')
     .values({

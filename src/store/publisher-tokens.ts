@@ -7,21 +7,11 @@ export async function insertPublisherToken(db: Store, row: PublisherTokenRow): P
 }
 
 export function listPublisherTokens(db: Store, publisherId: string): Promise<PublisherTokenRow[]> {
-  return db
-    .selectFrom('publisher_tokens')
-    .selectAll()
-    .where('publisher_id', '=', publisherId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
+  return db.selectFrom('publisher_tokens').selectAll().where('publisher_id', '=', publisherId).orderBy('created_at').orderBy('id').execute()
 }
 
 export async function deletePublisherToken(db: Store, publisherId: string, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('publisher_tokens')
-    .where('publisher_id', '=', publisherId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  const result = await db.deleteFrom('publisher_tokens').where('publisher_id', '=', publisherId).where('id', '=', id).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 

@@ -73,13 +73,7 @@ export function listMembers(db: Store, publisherIds: readonly string[]) {
   return db
     .selectFrom('publisher_members')
     .innerJoin('users', 'users.id', 'publisher_members.user_id')
-    .select([
-      'publisher_members.publisher_id',
-      'publisher_members.user_id',
-      'publisher_members.role',
-      'users.name',
-      'users.email',
-    ])
+    .select(['publisher_members.publisher_id', 'publisher_members.user_id', 'publisher_members.role', 'users.name', 'users.email'])
     .where('publisher_members.publisher_id', 'in', publisherIds)
     .orderBy('publisher_members.role', 'desc')
     .orderBy('publisher_members.user_id')

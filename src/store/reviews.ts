@@ -2,10 +2,7 @@
 import type { Store } from './db'
 
 /** Inserts or replaces the reviewer's rating and adjusts the node's totals. Run inside a transaction. */
-export async function putReview(
-  db: Store,
-  review: { nodeId: string; reviewer: string; star: number; now: string },
-): Promise<void> {
+export async function putReview(db: Store, review: { nodeId: string; reviewer: string; star: number; now: string }): Promise<void> {
   const previous = await db
     .selectFrom('reviews')
     .select('star')

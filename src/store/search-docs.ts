@@ -26,9 +26,20 @@ function docQuery(db: Store) {
     .selectFrom('nodes')
     .innerJoin('publishers', 'publishers.id', 'nodes.publisher_id')
     .select([
-      'nodes.id', 'nodes.status', 'nodes.name', 'nodes.description', 'nodes.author', 'nodes.tags_json',
-      'nodes.publisher_id', 'publishers.name as publisher_name', 'nodes.repository_key', 'nodes.os_keys',
-      'nodes.accelerator_keys', 'nodes.search_ranking', 'nodes.downloads', 'nodes.updated_at',
+      'nodes.id',
+      'nodes.status',
+      'nodes.name',
+      'nodes.description',
+      'nodes.author',
+      'nodes.tags_json',
+      'nodes.publisher_id',
+      'publishers.name as publisher_name',
+      'nodes.repository_key',
+      'nodes.os_keys',
+      'nodes.accelerator_keys',
+      'nodes.search_ranking',
+      'nodes.downloads',
+      'nodes.updated_at',
       // One indexed lookup per node; names never contain a newline (they are Python string keys on one line).
       sql<string | null>`case when nodes.latest_version_status = 'active' then
         (select group_concat(name, char(10)) from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as('host_names'),

@@ -12,19 +12,10 @@ export function findVersionById(db: Store, id: string): Promise<VersionRow | und
 }
 
 export function findVersion(db: Store, nodeId: string, version: string): Promise<VersionRow | undefined> {
-  return db
-    .selectFrom('node_versions')
-    .selectAll()
-    .where('node_id', '=', nodeId)
-    .where('version', '=', version)
-    .executeTakeFirst()
+  return db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId).where('version', '=', version).executeTakeFirst()
 }
 
-export function listVersionsOfNode(
-  db: Store,
-  nodeId: string,
-  statuses?: readonly VersionStatus[],
-): Promise<VersionRow[]> {
+export function listVersionsOfNode(db: Store, nodeId: string, statuses?: readonly VersionStatus[]): Promise<VersionRow[]> {
   let q = db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId)
   if (statuses) q = q.where('status', 'in', statuses.length ? statuses : ['__none__' as VersionStatus])
   return q.execute()
@@ -71,11 +62,6 @@ export async function insertHostNodes(db: Store, versionId: string, names: reado
 }
 
 export async function listHostNodes(db: Store, versionId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('host_nodes')
-    .select('name')
-    .where('version_id', '=', versionId)
-    .orderBy('name')
-    .execute()
+  const rows = await db.selectFrom('host_nodes').select('name').where('version_id', '=', versionId).orderBy('name').execute()
   return rows.map((r) => r.name)
 }

@@ -10,7 +10,11 @@ const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
 
 beforeAll(async () => {
   if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], { stdout: 'ignore', stderr: 'inherit', env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` } })
+  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
+    stdout: 'ignore',
+    stderr: 'inherit',
+    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
+  })
   if (build.exitCode !== 0) throw new Error('build failed')
 })
 afterAll(() => rmSync(data, { recursive: true, force: true }))
@@ -62,9 +66,15 @@ describe('the compiled binary', () => {
     token = created.out
     const server = await start()
     const auth = { authorization: `Bearer ${token}` }
-    const pub = await fetch(`${server.url}/publishers`, { ...json({ id: 'acme', name: 'Acme' }), headers: { ...auth, 'content-type': 'application/json' } })
+    const pub = await fetch(`${server.url}/publishers`, {
+      ...json({ id: 'acme', name: 'Acme' }),
+      headers: { ...auth, 'content-type': 'application/json' },
+    })
     expect(pub.status).toBe(201)
-    const tok = await fetch(`${server.url}/publishers/acme/tokens`, { ...json({ name: 'ci' }), headers: { ...auth, 'content-type': 'application/json' } })
+    const tok = await fetch(`${server.url}/publishers/acme/tokens`, {
+      ...json({ name: 'ci' }),
+      headers: { ...auth, 'content-type': 'application/json' },
+    })
     pat = (await read(tok)).token
 
     // The publishing CLI: POST the version with the token in the body, then PUT the zip to signedUrl.
@@ -72,7 +82,15 @@ describe('the compiled binary', () => {
       `${server.url}/publishers/acme/nodes/blur-pack/versions`,
       json({
         personal_access_token: pat,
-        node: { id: 'blur-pack', name: 'Blur Pack', description: 'Blurs images', license: '{"file": "LICENSE"}', repository: 'https://github.com/acme/blur-pack', icon: '', banner_url: '' },
+        node: {
+          id: 'blur-pack',
+          name: 'Blur Pack',
+          description: 'Blurs images',
+          license: '{"file": "LICENSE"}',
+          repository: 'https://github.com/acme/blur-pack',
+          icon: '',
+          banner_url: '',
+        },
         node_version: { version: '1.0.0', dependencies: ['numpy'], changelog: 'first' },
       }),
     )
@@ -95,7 +113,11 @@ describe('the compiled binary', () => {
     expect(search.nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
 
     // Bad input gets a clear 4xx, never a dropped connection.
-    const bad = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"node_version": ' })
+    const bad = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"node_version": ',
+    })
     expect(bad.status).toBe(400)
     expect(await read(bad)).toEqual({ error: 'invalid_json', message: 'body: malformed JSON' })
     expect(await server.stop()).toBe(0)
@@ -108,14 +130,20 @@ describe('the compiled binary', () => {
     const download = await fetch(`${server.url}/archives/acme/blur-pack/1.0.0/node.zip`)
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(zip)
     expect((await fetch(`${server.url}/users`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
-    const again = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, json({ personal_access_token: pat, node_version: { version: '1.0.0' } }))
+    const again = await fetch(
+      `${server.url}/publishers/acme/nodes/blur-pack/versions`,
+      json({ personal_access_token: pat, node_version: { version: '1.0.0' } }),
+    )
     expect(again.status).toBe(409)
     expect(await server.stop()).toBe(0)
   })
 
   test('SIGTERM lets an upload in flight finish, then exits 0', async () => {
     const server = await start()
-    const res = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, json({ personal_access_token: pat, node_version: { version: '1.1.0' } }))
+    const res = await fetch(
+      `${server.url}/publishers/acme/nodes/blur-pack/versions`,
+      json({ personal_access_token: pat, node_version: { version: '1.1.0' } }),
+    )
     const { signedUrl } = await read(res)
     let sent = 0
     const body = new ReadableStream<Uint8Array>({
@@ -129,7 +157,11 @@ describe('the compiled binary', () => {
         controller.enqueue(chunk)
       },
     })
-    const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': String(zip.length) }, body })
+    const put = await fetch(signedUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/zip', 'content-length': String(zip.length) },
+      body,
+    })
     expect(put.status).toBe(200)
     expect(await server.proc.exited).toBe(0)
     const after = await start()

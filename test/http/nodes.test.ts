@@ -48,7 +48,10 @@ describe('GET /nodes/{id}/versions', () => {
     const all = await t.call('GET', '/nodes/pack/versions')
     expect(all.body.map((v: { version: string }) => v.version)).toEqual(['1.2.0', '1.1.0', '1.0.0'])
     expect(all.body[1].status_reason).toBe('')
-    const some = await t.call('GET', '/nodes/pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusFlagged&include_status_reason=true')
+    const some = await t.call(
+      'GET',
+      '/nodes/pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusFlagged&include_status_reason=true',
+    )
     expect(some.body.map((v: { status: string }) => v.status)).toEqual(['NodeVersionStatusFlagged', 'NodeVersionStatusActive'])
     expect(some.body[0].status_reason).toBe('invalid archive: not a zip or tar.gz archive')
     expect(some.body[1].downloadUrl).toEndWith('/archives/acme/pack/1.0.0/node.zip')
@@ -94,11 +97,21 @@ describe('POST /bulk/nodes/versions', () => {
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
     const res = await t.call('POST', '/bulk/nodes/versions', {
-      body: { node_versions: [{ node_id: 'pack', version: '1.0.0' }, { node_id: 'pack', version: '9.0.0' }, { node_id: 'ghost', version: '1.0.0' }] },
+      body: {
+        node_versions: [
+          { node_id: 'pack', version: '1.0.0' },
+          { node_id: 'pack', version: '9.0.0' },
+          { node_id: 'ghost', version: '1.0.0' },
+        ],
+      },
     })
     expect(res.status).toBe(200)
     const [found, noVersion, noNode] = res.body.node_versions
-    expect(found).toMatchObject({ identifier: { node_id: 'pack', version: '1.0.0' }, status: 'success', node_version: { version: '1.0.0' } })
+    expect(found).toMatchObject({
+      identifier: { node_id: 'pack', version: '1.0.0' },
+      status: 'success',
+      node_version: { version: '1.0.0' },
+    })
     expect(noVersion).toMatchObject({ status: 'not_found', error_message: expect.any(String) })
     expect(noNode.status).toBe('not_found')
     expect((await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: 'x' } })).status).toBe(400)

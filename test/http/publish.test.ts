@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { makeTarGz, makeZip, samplePack } from '../support/archives'
-import { addPublisher, addUser, aliceWithPublisher, makeTestApp, publish, publishActive, PUBLIC_URL, upload, type TestApp } from '../support/app'
+import {
+  addPublisher,
+  addUser,
+  aliceWithPublisher,
+  makeTestApp,
+  publish,
+  publishActive,
+  PUBLIC_URL,
+  upload,
+  type TestApp,
+} from '../support/app'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -13,7 +23,13 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
       pat,
       node: 'blur-pack',
       version: 'v1.2',
-      nodeFields: { name: 'Blur Pack', license: '{"file": "LICENSE"}', repository: 'https://github.com/acme/blur-pack', supported_comfyui_version: '>=0.3.0', supported_os: ['OS Independent'] },
+      nodeFields: {
+        name: 'Blur Pack',
+        license: '{"file": "LICENSE"}',
+        repository: 'https://github.com/acme/blur-pack',
+        supported_comfyui_version: '>=0.3.0',
+        supported_os: ['OS Independent'],
+      },
       versionFields: { changelog: 'first', dependencies: ['numpy>=1.0'], supported_comfyui_frontend_version: '>=1.2' },
     })
     expect(res.status).toBe(201)
@@ -33,9 +49,16 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
     expect(v.id).toMatch(/^[0-9a-f-]{36}$/)
     const url = new URL(res.body.signedUrl)
     expect(`${url.origin}${url.pathname}`).toBe(`${PUBLIC_URL}/archives/acme/blur-pack/1.2.0/node.zip`)
-    expect(Number(url.searchParams.get('expires'))).toBe(Date.parse('2026-01-02T03:04:05.678Z') / 1000 + 900 | 0)
+    expect(Number(url.searchParams.get('expires'))).toBe((Date.parse('2026-01-02T03:04:05.678Z') / 1000 + 900) | 0)
     const node = (await t.call('GET', '/nodes/blur-pack')).body
-    expect(node).toMatchObject({ id: 'blur-pack', name: 'Blur Pack', license: '{"file": "LICENSE"}', supported_hostui_version: '>=0.3.0', supported_os: ['OS Independent'], status: 'NodeStatusActive' })
+    expect(node).toMatchObject({
+      id: 'blur-pack',
+      name: 'Blur Pack',
+      license: '{"file": "LICENSE"}',
+      supported_hostui_version: '>=0.3.0',
+      supported_os: ['OS Independent'],
+      status: 'NodeStatusActive',
+    })
     expect(node.publisher.id).toBe('acme')
     expect(node.latest_version.version).toBe('1.2.0')
   })
@@ -62,7 +85,10 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
     const none = await t.call('POST', '/publishers/acme/nodes/pack/versions', { body: { node_version: { version: '1.0.0' } } })
     expect(none.status).toBe(401)
     const bob = await addUser(t, 'bob')
-    const outsider = await t.call('POST', '/publishers/acme/nodes/pack/versions', { token: bob, body: { node_version: { version: '1.0.0' } } })
+    const outsider = await t.call('POST', '/publishers/acme/nodes/pack/versions', {
+      token: bob,
+      body: { node_version: { version: '1.0.0' } },
+    })
     expect(outsider.status).toBe(403)
     expect(outsider.body.message).toBe('Permission denied')
   })
@@ -102,9 +128,17 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
     ['no version', { node_version: {} }, 'body.node_version.version: is required'],
     ['no node_version', {}, 'body.node_version: is required'],
     ['a version that is not semver', { node_version: { version: 'latest' } }, 'not a semantic version'],
-    ['dependencies as a string', { node_version: { version: '1.0.0', dependencies: 'numpy' } }, 'body.node_version.dependencies: must be a list of strings'],
+    [
+      'dependencies as a string',
+      { node_version: { version: '1.0.0', dependencies: 'numpy' } },
+      'body.node_version.dependencies: must be a list of strings',
+    ],
     ['node.id unlike the path', { node: { id: 'other' }, node_version: { version: '1.0.0' } }, 'must equal the node id of the path'],
-    ['a long description', { node: { description: 'x'.repeat(1001) }, node_version: { version: '1.0.0' } }, 'body.node.description: must be at most 1000 characters'],
+    [
+      'a long description',
+      { node: { description: 'x'.repeat(1001) }, node_version: { version: '1.0.0' } },
+      'body.node.description: must be at most 1000 characters',
+    ],
   ])('refuses %s with 400', async (_, body, message) => {
     const { pat } = await aliceWithPublisher(t)
     const res = await t.call('POST', '/publishers/acme/nodes/pack/versions', { body: { personal_access_token: pat, ...body } })
@@ -126,7 +160,11 @@ describe('signed upload PUT', () => {
     const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
     const up = await upload(t, res.body.signedUrl)
     expect(up.status).toBe(200)
-    expect(up.body.node_version).toMatchObject({ status: 'NodeVersionStatusActive', host_node_extract_status: 'success', downloadUrl: `${PUBLIC_URL}/archives/acme/pack/1.0.0/node.zip` })
+    expect(up.body.node_version).toMatchObject({
+      status: 'NodeVersionStatusActive',
+      host_node_extract_status: 'success',
+      downloadUrl: `${PUBLIC_URL}/archives/acme/pack/1.0.0/node.zip`,
+    })
     const hostNodes = await t.call('GET', '/nodes/pack/versions/1.0.0/host-nodes')
     expect(hostNodes.body).toEqual({ node_id: 'pack', version: '1.0.0', host_nodes: ['ImageBlur', 'ImageSharpen'] })
   })
@@ -208,7 +246,10 @@ describe('PUT /publishers/{p}/nodes/{n}/versions/{versionId}', () => {
   test('updates changelog and deprecated, returns the full version', async () => {
     const { token, pat } = await aliceWithPublisher(t)
     const v = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
-    const res = await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, { token, body: { changelog: 'better', deprecated: true, status: 'NodeVersionStatusBanned' } })
+    const res = await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, {
+      token,
+      body: { changelog: 'better', deprecated: true, status: 'NodeVersionStatusBanned' },
+    })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ id: v.id, version: '1.0.0', changelog: 'better', deprecated: true, status: 'NodeVersionStatusActive' })
     expect(res.body.downloadUrl).toEndWith('/node.zip')
@@ -218,12 +259,18 @@ describe('PUT /publishers/{p}/nodes/{n}/versions/{versionId}', () => {
     const { token, pat } = await aliceWithPublisher(t)
     const v = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
     await publish(t, { pat, node: 'other', version: '1.0.0' })
-    for (const [node, id] of [['pack', 'not-a-uuid'], ['pack', crypto.randomUUID()], ['other', v.id]]) {
+    for (const [node, id] of [
+      ['pack', 'not-a-uuid'],
+      ['pack', crypto.randomUUID()],
+      ['other', v.id],
+    ]) {
       expect((await t.call('PUT', `/publishers/acme/nodes/${node}/versions/${id}`, { token, body: { deprecated: true } })).status).toBe(404)
     }
     expect((await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, { body: { deprecated: true } })).status).toBe(401)
     const bob = await addUser(t, 'bob')
-    expect((await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, { token: bob, body: { deprecated: true } })).status).toBe(403)
+    expect((await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, { token: bob, body: { deprecated: true } })).status).toBe(
+      403,
+    )
     expect((await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v.id}`, { token, body: { deprecated: 'yes' } })).status).toBe(400)
   })
 })

@@ -33,8 +33,16 @@ describe('POST /publishers', () => {
       body: { id: 'acme', name: 'Acme', website: 'https://acme.dev', status: 'PublisherStatusBanned', members: [{}], createdAt: 'x' },
     })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ id: 'acme', name: 'Acme', website: 'https://acme.dev', status: 'PublisherStatusActive', createdAt: '2026-01-02T03:04:05.678Z' })
-    expect(res.body.members).toEqual([{ id: 'acme:alice', role: 'owner', user: { id: 'alice', name: 'ALICE', email: 'alice@example.com' } }])
+    expect(res.body).toMatchObject({
+      id: 'acme',
+      name: 'Acme',
+      website: 'https://acme.dev',
+      status: 'PublisherStatusActive',
+      createdAt: '2026-01-02T03:04:05.678Z',
+    })
+    expect(res.body.members).toEqual([
+      { id: 'acme:alice', role: 'owner', user: { id: 'alice', name: 'ALICE', email: 'alice@example.com' } },
+    ])
   })
 
   test('needs a bearer token', async () => {
@@ -43,7 +51,11 @@ describe('POST /publishers', () => {
 
   test.each([
     ['no id', { name: 'A' }, 'id: a publisher id is required'],
-    ['an uppercase id', { id: 'Acme', name: 'A' }, 'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'],
+    [
+      'an uppercase id',
+      { id: 'Acme', name: 'A' },
+      'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.',
+    ],
     ['a leading digit', { id: '1acme', name: 'A' }, 'Must start with a lowercase letter'],
     ['a long id', { id: 'a'.repeat(65), name: 'A' }, 'id: must be at most 64 characters'],
     ['no name', { id: 'acme' }, 'name: a publisher name is required'],
@@ -77,7 +89,11 @@ describe('POST /publishers', () => {
     const bad = await t.call('POST', '/publishers', { token, body: '{"id": "acme",' })
     expect(bad.status).toBe(400)
     expect(bad.body).toEqual({ error: 'invalid_json', message: 'body: malformed JSON' })
-    const form = await t.call('POST', '/publishers', { token, body: 'id=acme', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const form = await t.call('POST', '/publishers', {
+      token,
+      body: 'id=acme',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(form.status).toBe(415)
     expect(form.body.error).toBe('unsupported_media_type')
   })
@@ -123,7 +139,10 @@ describe('PUT /publishers/{id}', () => {
   test('applies the sent fields and ignores server-owned ones', async () => {
     const alice = await addUser(t, 'alice')
     await addPublisher(t, alice, 'acme')
-    const res = await t.call('PUT', '/publishers/acme', { token: alice, body: { id: 'other', name: 'New', description: 'd', status: 'PublisherStatusBanned', logo: null } })
+    const res = await t.call('PUT', '/publishers/acme', {
+      token: alice,
+      body: { id: 'other', name: 'New', description: 'd', status: 'PublisherStatusBanned', logo: null },
+    })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ id: 'acme', name: 'New', description: 'd', status: 'PublisherStatusActive', logo: '' })
   })
@@ -162,7 +181,15 @@ describe('publisher tokens', () => {
     const secret: string = created.body.token
     expect(secret.length).toBeGreaterThanOrEqual(40)
     const listed = await t.call('GET', '/publishers/acme/tokens', { token: alice })
-    expect(listed.body).toEqual([{ id: expect.any(String), name: 'ci', description: 'for CI', createdAt: '2026-01-02T03:04:05.678Z', token: `${secret.slice(0, 4)}***` }])
+    expect(listed.body).toEqual([
+      {
+        id: expect.any(String),
+        name: 'ci',
+        description: 'for CI',
+        createdAt: '2026-01-02T03:04:05.678Z',
+        token: `${secret.slice(0, 4)}***`,
+      },
+    ])
     expect(JSON.stringify(listed.body)).not.toContain(secret)
     const id = listed.body[0].id
     expect((await t.call('DELETE', `/publishers/acme/tokens/${id}`, { token: alice })).status).toBe(204)

@@ -12,7 +12,10 @@ afterEach(() => t.cleanup())
 async function appWith(nodes: SeedNode[], engine: 'index' | 'store' = 'index') {
   t = await makeTestApp({ engine })
   await seedNodes(t.deps.db, nodes)
-  await nodesChanged(t.deps, nodes.map((n) => n.id))
+  await nodesChanged(
+    t.deps,
+    nodes.map((n) => n.id),
+  )
   return t
 }
 
@@ -21,8 +24,20 @@ const search = async (query: string) => (await t.call('GET', `/nodes/search?${qu
 const list = async (query: string) => (await t.call('GET', `/nodes?${query}`)).body
 
 const KEYWORD_NODES: SeedNode[] = [
-  { id: 'comfyui-controlnet-aux', name: 'ControlNet Auxiliary Preprocessors', description: 'Preprocessors for ControlNet', downloads: 5000 },
-  { id: 'upscaler-pack', description: 'Upscale images with models', author: 'Jane Doe', tags: ['image', 'upscaling'], publisher: 'studio', publisherName: 'Studio Seventeen' },
+  {
+    id: 'comfyui-controlnet-aux',
+    name: 'ControlNet Auxiliary Preprocessors',
+    description: 'Preprocessors for ControlNet',
+    downloads: 5000,
+  },
+  {
+    id: 'upscaler-pack',
+    description: 'Upscale images with models',
+    author: 'Jane Doe',
+    tags: ['image', 'upscaling'],
+    publisher: 'studio',
+    publisherName: 'Studio Seventeen',
+  },
   { id: 'video-suite', name: 'Video Helper Suite', description: 'Load and combine videos', downloads: 9000 },
   { id: 'video', description: 'a tiny pack' },
   { id: 'plain', description: 'nothing to see' },
@@ -105,7 +120,10 @@ describe('filters', () => {
   })
 
   test('GET /host-nodes/{name}/node and /comfy-nodes/{name}/node', async () => {
-    await appWith([{ id: 'blur', hostNodes: ['ImageBlur'] }, { id: 'popular-blur', hostNodes: ['ImageBlur'], downloads: 50 }])
+    await appWith([
+      { id: 'blur', hostNodes: ['ImageBlur'] },
+      { id: 'popular-blur', hostNodes: ['ImageBlur'], downloads: 50 },
+    ])
     expect((await t.call('GET', '/host-nodes/ImageBlur/node')).body.id).toBe('popular-blur')
     expect((await t.call('GET', '/comfy-nodes/imageblur/node')).body.id).toBe('popular-blur')
     expect((await t.call('GET', '/host-nodes/Nope/node')).status).toBe(404)
@@ -295,7 +313,10 @@ describe('the index follows every write at once', () => {
   })
 
   test('a ban or deletion written to the store leaves search once announced', async () => {
-    await appWith([{ id: 'a', description: 'sprocket' }, { id: 'b', description: 'sprocket' }])
+    await appWith([
+      { id: 'a', description: 'sprocket' },
+      { id: 'b', description: 'sprocket' },
+    ])
     await t.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'a').execute()
     await t.deps.db.updateTable('nodes').set({ status: 'deleted' }).where('id', '=', 'b').execute()
     await nodesChanged(t.deps, ['a', 'b'])
@@ -308,10 +329,16 @@ describe('the index follows every write at once', () => {
 describe('warming', () => {
   test('the store answers until the index is warm, then the index takes over', async () => {
     t = await makeTestApp({ engine: 'store' })
-    await seedNodes(t.deps.db, [{ id: 'x', os: ['POSIX :: Linux'] }, { id: 'y', downloads: 3 }])
+    await seedNodes(t.deps.db, [
+      { id: 'x', os: ['POSIX :: Linux'] },
+      { id: 'y', downloads: 3 },
+    ])
     const cold = createIndexedSearch(t.deps.db, silentLog)
     t.deps.search = cold
-    expect((await t.call('GET', '/ready')).body).toMatchObject({ status: 'ready', search: { ready: false, engine: 'store', state: 'warming', stored: 2 } })
+    expect((await t.call('GET', '/ready')).body).toMatchObject({
+      status: 'ready',
+      search: { ready: false, engine: 'store', state: 'warming', stored: 2 },
+    })
     expect(ids(await search('supported_os=POSIX'))).toEqual(['y', 'x'])
     await cold.warm()
     expect((await t.call('GET', '/ready')).body.search).toMatchObject({ ready: true, engine: 'index', indexed: 2 })

@@ -16,7 +16,14 @@ describe('system endpoints', () => {
   test('GET /openapi describes every served path', async () => {
     const res = await t.call('GET', '/openapi')
     expect(res.body.openapi).toStartWith('3.')
-    for (const path of ['/nodes/search', '/publishers/{publisherId}/nodes/{nodeId}/versions', '/nodes/{nodeId}/install', '/users', '/bulk/nodes/versions', '/archives/{publisherId}/{nodeId}/{version}/node.zip']) {
+    for (const path of [
+      '/nodes/search',
+      '/publishers/{publisherId}/nodes/{nodeId}/versions',
+      '/nodes/{nodeId}/install',
+      '/users',
+      '/bulk/nodes/versions',
+      '/archives/{publisherId}/{nodeId}/{version}/node.zip',
+    ]) {
       expect(res.body.paths[path]).toBeDefined()
     }
     expect(res.body.components.schemas.ErrorResponse.required).toEqual(['error', 'message'])
@@ -29,7 +36,11 @@ describe('system endpoints', () => {
   test('CORS: any origin, with the headers the web front end sends', async () => {
     const res = await t.app.request('/nodes/search', {
       method: 'OPTIONS',
-      headers: { origin: 'https://registry.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,cache-control,pragma,expires' },
+      headers: {
+        origin: 'https://registry.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization,cache-control,pragma,expires',
+      },
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')

@@ -26,7 +26,11 @@ export interface TestApp {
   clock: { now: Date }
   cleanup(): Promise<void>
   /** JSON request; `token` becomes a bearer header. Returns status, parsed body and headers. */
-  call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>
+  call(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>
 }
 
 /** `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). */
@@ -76,9 +80,10 @@ export async function makeTestApp(
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }
       if (opts.token) headers.authorization = `Bearer ${opts.token}`
-      let body: RequestInit["body"] | undefined
+      let body: RequestInit['body'] | undefined
       if (opts.body !== undefined) {
-        body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as RequestInit["body"]) : JSON.stringify(opts.body)
+        body =
+          typeof opts.body === 'string' || opts.body instanceof Uint8Array ? (opts.body as RequestInit['body']) : JSON.stringify(opts.body)
         headers['content-type'] ??= 'application/json'
       }
       const res = await app.request(path, { method, headers, body })
@@ -93,7 +98,13 @@ export async function makeTestApp(
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {
-  return createUser(t.deps.db, { id, email: `${id}@example.com`, name: id.toUpperCase(), isAdmin: opts.admin ?? false, now: t.clock.now.toISOString() })
+  return createUser(t.deps.db, {
+    id,
+    email: `${id}@example.com`,
+    name: id.toUpperCase(),
+    isAdmin: opts.admin ?? false,
+    now: t.clock.now.toISOString(),
+  })
 }
 
 export async function addPublisher(t: TestApp, token: string, id: string): Promise<void> {
@@ -116,7 +127,14 @@ export async function aliceWithPublisher(t: TestApp) {
 
 export async function publish(
   t: TestApp,
-  opts: { pat: string; publisher?: string; node: string; version: string; nodeFields?: Record<string, unknown>; versionFields?: Record<string, unknown> },
+  opts: {
+    pat: string
+    publisher?: string
+    node: string
+    version: string
+    nodeFields?: Record<string, unknown>
+    versionFields?: Record<string, unknown>
+  },
 ) {
   return t.call('POST', `/publishers/${opts.publisher ?? 'acme'}/nodes/${opts.node}/versions`, {
     body: {

@@ -28,35 +28,48 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const publishers = new Map(nodes.map((n) => [n.publisher ?? 'acme', n.publisherName ?? `${n.publisher ?? 'acme'} publisher`]))
     for (const [id, name] of publishers) {
-      await trx.insertInto('publishers').values({ id, name, created_at: T, updated_at: T }).onConflict((oc) => oc.doNothing()).execute()
+      await trx
+        .insertInto('publishers')
+        .values({ id, name, created_at: T, updated_at: T })
+        .onConflict((oc) => oc.doNothing())
+        .execute()
     }
     for (const n of nodes) {
       const versionId = crypto.randomUUID()
-      await trx.insertInto('nodes').values({
-        id: n.id,
-        normalized_id: n.id.toLowerCase(),
-        publisher_id: n.publisher ?? 'acme',
-        name: n.name ?? n.id,
-        description: n.description ?? '',
-        author: n.author ?? '',
-        tags_json: JSON.stringify(n.tags ?? []),
-        repository: n.repository ?? '',
-        repository_key: repositoryKey(n.repository ?? ''),
-        supported_os_json: JSON.stringify(n.os ?? []),
-        os_keys: platformKeys(n.os ?? []),
-        supported_accelerators_json: JSON.stringify(n.accelerators ?? []),
-        accelerator_keys: platformKeys(n.accelerators ?? []),
-        search_ranking: n.ranking ?? 0,
-        downloads: n.downloads ?? 0,
-        status: n.status ?? 'active',
-        latest_version_id: versionId,
-        latest_version_status: n.versionStatus ?? 'active',
-        created_at: T,
-        updated_at: n.updatedAt ?? T,
-      }).execute()
-      await trx.insertInto('node_versions').values({ id: versionId, node_id: n.id, version: '1.0.0', status: n.versionStatus ?? 'active', created_at: T, updated_at: T }).execute()
+      await trx
+        .insertInto('nodes')
+        .values({
+          id: n.id,
+          normalized_id: n.id.toLowerCase(),
+          publisher_id: n.publisher ?? 'acme',
+          name: n.name ?? n.id,
+          description: n.description ?? '',
+          author: n.author ?? '',
+          tags_json: JSON.stringify(n.tags ?? []),
+          repository: n.repository ?? '',
+          repository_key: repositoryKey(n.repository ?? ''),
+          supported_os_json: JSON.stringify(n.os ?? []),
+          os_keys: platformKeys(n.os ?? []),
+          supported_accelerators_json: JSON.stringify(n.accelerators ?? []),
+          accelerator_keys: platformKeys(n.accelerators ?? []),
+          search_ranking: n.ranking ?? 0,
+          downloads: n.downloads ?? 0,
+          status: n.status ?? 'active',
+          latest_version_id: versionId,
+          latest_version_status: n.versionStatus ?? 'active',
+          created_at: T,
+          updated_at: n.updatedAt ?? T,
+        })
+        .execute()
+      await trx
+        .insertInto('node_versions')
+        .values({ id: versionId, node_id: n.id, version: '1.0.0', status: n.versionStatus ?? 'active', created_at: T, updated_at: T })
+        .execute()
       if (n.hostNodes?.length) {
-        await trx.insertInto('host_nodes').values([...new Set(n.hostNodes)].map((name) => ({ version_id: versionId, name }))).execute()
+        await trx
+          .insertInto('host_nodes')
+          .values([...new Set(n.hostNodes)].map((name) => ({ version_id: versionId, name })))
+          .execute()
       }
     }
   })

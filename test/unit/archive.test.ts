@@ -18,7 +18,11 @@ async function inspect(bytes: Uint8Array, limits = DEFAULT_ARCHIVE_LIMITS) {
 describe('inspectArchive', () => {
   test('a zip (deflated or stored) is valid and its host nodes are extracted', async () => {
     for (const deflate of [true, false]) {
-      expect(await inspect(makeZip(samplePack(), { deflate }))).toEqual({ ok: true, format: 'zip', hostNodes: ['ImageBlur', 'ImageSharpen'] })
+      expect(await inspect(makeZip(samplePack(), { deflate }))).toEqual({
+        ok: true,
+        format: 'zip',
+        hostNodes: ['ImageBlur', 'ImageSharpen'],
+      })
     }
   })
 

@@ -6,7 +6,11 @@ import { tempDirs } from '../support/tmp'
 function io(env: Record<string, string> = {}) {
   const out: string[] = []
   const err: string[] = []
-  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) } }
+  return {
+    out,
+    err,
+    io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) },
+  }
 }
 
 const dirs = tempDirs('cli')
@@ -21,7 +25,10 @@ describe('loadConfig', () => {
   })
 
   test('one line per problem, naming where the value came from', () => {
-    const { problems } = loadConfig({ flags: { port: '70000', 'public-url': 'ftp://x' }, env: { REGISTRY_MIRROR_MAX_UPLOAD_BYTES: 'lots' } })
+    const { problems } = loadConfig({
+      flags: { port: '70000', 'public-url': 'ftp://x' },
+      env: { REGISTRY_MIRROR_MAX_UPLOAD_BYTES: 'lots' },
+    })
     expect(problems).toEqual([
       '--port: expected a whole number from 0 to 65535 (got "70000")',
       '--public-url: expected an absolute http(s) URL (got "ftp://x")',
@@ -52,7 +59,13 @@ describe('runCli', () => {
   })
 
   test('--help for each command exits 0', async () => {
-    for (const argv of [['--help'], ['serve', '--help'], ['users', 'create', '--help'], ['tokens', 'create', '--help'], ['help', 'serve']]) {
+    for (const argv of [
+      ['--help'],
+      ['serve', '--help'],
+      ['users', 'create', '--help'],
+      ['tokens', 'create', '--help'],
+      ['help', 'serve'],
+    ]) {
       const h = io()
       expect(await runCli(argv, h.io)).toBe(0)
       expect(h.out.join('\n')).toContain('Usage:')

@@ -21,7 +21,9 @@ describe('normalizeSemver', () => {
 
 describe('compareVersions', () => {
   test('orders by precedence, numerically, releases above prereleases', () => {
-    const sorted = ['1.10.0', '1.2.0', '1.2.0-alpha', '1.2.0-alpha.10', '1.2.0-alpha.2', '1.2.0-beta', '0.9.9', '2.0.0'].sort(compareVersions)
+    const sorted = ['1.10.0', '1.2.0', '1.2.0-alpha', '1.2.0-alpha.10', '1.2.0-alpha.2', '1.2.0-beta', '0.9.9', '2.0.0'].sort(
+      compareVersions,
+    )
     expect(sorted).toEqual(['0.9.9', '1.2.0-alpha', '1.2.0-alpha.2', '1.2.0-alpha.10', '1.2.0-beta', '1.2.0', '1.10.0', '2.0.0'])
   })
 

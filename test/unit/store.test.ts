@@ -3,7 +3,16 @@ import { Database } from 'bun:sqlite'
 import { openStore } from '../../src/store/db'
 import schemaSql from '../../schema.sql' with { type: 'text' }
 
-const user = (id: string) => ({ id, email: '', name: '', is_admin: 0, is_approved: 1, status: 'active' as const, created_at: 't', updated_at: 't' })
+const user = (id: string) => ({
+  id,
+  email: '',
+  name: '',
+  is_admin: 0,
+  is_approved: 1,
+  status: 'active' as const,
+  created_at: 't',
+  updated_at: 't',
+})
 
 describe('openStore', () => {
   test('commits a transaction and rolls one back on error', async () => {
