@@ -1,7 +1,9 @@
--- registry-mirror schema: the one source of truth for a fresh store (embedded into the binary).
+-- registry-mirror schema, newest version (2), as SQLite holds it: the readable reference of the store.
+-- The store is built and upgraded by the migrations in src/store/migrations/ (one source for SQLite and
+-- PostgreSQL); test/unit/migrations.test.ts checks that they produce exactly this schema.
 -- Timestamps are RFC 3339 UTC text with milliseconds; booleans are 0/1; *_json columns hold JSON.
 
-CREATE TABLE IF NOT EXISTS users (
+CREATE TABLE users (
   id          TEXT PRIMARY KEY,
   email       TEXT NOT NULL DEFAULT '',
   name        TEXT NOT NULL DEFAULT '',
@@ -13,14 +15,14 @@ CREATE TABLE IF NOT EXISTS users (
 );
 
 -- Bearer access tokens: only the SHA-256 of the token is kept.
-CREATE TABLE IF NOT EXISTS access_tokens (
+CREATE TABLE access_tokens (
   token_hash TEXT PRIMARY KEY,
   user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   created_at TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS access_tokens_user ON access_tokens(user_id);
+CREATE INDEX access_tokens_user ON access_tokens(user_id);
 
-CREATE TABLE IF NOT EXISTS publishers (
+CREATE TABLE publishers (
   id               TEXT PRIMARY KEY,
   name             TEXT NOT NULL,
   description      TEXT NOT NULL DEFAULT '',
@@ -33,17 +35,17 @@ CREATE TABLE IF NOT EXISTS publishers (
   updated_at       TEXT NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS publisher_members (
+CREATE TABLE publisher_members (
   publisher_id TEXT NOT NULL REFERENCES publishers(id) ON DELETE CASCADE,
   user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   role         TEXT NOT NULL CHECK (role IN ('owner', 'member')),
   created_at   TEXT NOT NULL,
   PRIMARY KEY (publisher_id, user_id)
 );
-CREATE INDEX IF NOT EXISTS publisher_members_user ON publisher_members(user_id);
+CREATE INDEX publisher_members_user ON publisher_members(user_id);
 
 -- Publisher access tokens (personal_access_token of the publish body): hash plus a display prefix.
-CREATE TABLE IF NOT EXISTS publisher_tokens (
+CREATE TABLE publisher_tokens (
   id           TEXT PRIMARY KEY,
   publisher_id TEXT NOT NULL REFERENCES publishers(id) ON DELETE CASCADE,
   name         TEXT NOT NULL,
@@ -52,9 +54,9 @@ CREATE TABLE IF NOT EXISTS publisher_tokens (
   token_prefix TEXT NOT NULL,
   created_at   TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS publisher_tokens_publisher ON publisher_tokens(publisher_id);
+CREATE INDEX publisher_tokens_publisher ON publisher_tokens(publisher_id);
 
-CREATE TABLE IF NOT EXISTS nodes (
+CREATE TABLE nodes (
   id                                TEXT PRIMARY KEY,
   normalized_id                     TEXT NOT NULL UNIQUE,
   publisher_id                      TEXT NOT NULL REFERENCES publishers(id),
@@ -92,11 +94,11 @@ CREATE TABLE IF NOT EXISTS nodes (
   created_at                        TEXT NOT NULL,
   updated_at                        TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS nodes_publisher ON nodes(publisher_id);
-CREATE INDEX IF NOT EXISTS nodes_updated_at ON nodes(updated_at);
-CREATE INDEX IF NOT EXISTS nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
+CREATE INDEX nodes_publisher ON nodes(publisher_id);
+CREATE INDEX nodes_updated_at ON nodes(updated_at);
+CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
 
-CREATE TABLE IF NOT EXISTS node_versions (
+CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,
   node_id                           TEXT NOT NULL REFERENCES nodes(id) ON UPDATE CASCADE,
   version                           TEXT NOT NULL,
@@ -120,7 +122,7 @@ CREATE TABLE IF NOT EXISTS node_versions (
 );
 
 -- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
-CREATE TABLE IF NOT EXISTS archives (
+CREATE TABLE archives (
   version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
   sha256     TEXT NOT NULL,
   size_bytes INTEGER NOT NULL,
@@ -129,19 +131,56 @@ CREATE TABLE IF NOT EXISTS archives (
 );
 
 -- Host node class names (keys of NODE_CLASS_MAPPINGS) a version's archive provides.
-CREATE TABLE IF NOT EXISTS host_nodes (
+CREATE TABLE host_nodes (
   version_id TEXT NOT NULL REFERENCES node_versions(id) ON DELETE CASCADE,
   name       TEXT NOT NULL,
   PRIMARY KEY (version_id, name)
 );
-CREATE INDEX IF NOT EXISTS host_nodes_name ON host_nodes(name);
+CREATE INDEX host_nodes_name ON host_nodes(name);
 
 -- One review per reviewer per node; reviewer is 'user:<id>' or 'addr:<client address>'.
-CREATE TABLE IF NOT EXISTS reviews (
+CREATE TABLE reviews (
   node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE ON UPDATE CASCADE,
   reviewer   TEXT NOT NULL,
   star       INTEGER NOT NULL CHECK (star BETWEEN 1 AND 5),
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   PRIMARY KEY (node_id, reviewer)
+);
+
+-- This registry's id (a reset upstream gets a new one) and the last change serial handed out.
+CREATE TABLE registry_instance (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  instance_id TEXT NOT NULL,
+  last_serial INTEGER NOT NULL DEFAULT 0,
+  created_at  TEXT NOT NULL
+);
+
+-- The change feed: each publisher, node and version at the serial of its latest committed change.
+CREATE TABLE changes (
+  serial     INTEGER PRIMARY KEY,
+  kind       TEXT NOT NULL CHECK (kind IN ('publisher', 'node', 'version')),
+  entity_id  TEXT NOT NULL,
+  changed_at TEXT NOT NULL,
+  UNIQUE (kind, entity_id)
+);
+
+-- Who did what: moderation, claims, deletions, members and tokens. Never a credential.
+CREATE TABLE audit_log (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  at            TEXT NOT NULL,
+  actor_id      TEXT,
+  actor_address TEXT NOT NULL DEFAULT '',
+  action        TEXT NOT NULL,
+  target_kind   TEXT NOT NULL,
+  target_id     TEXT NOT NULL,
+  before_json   TEXT,
+  after_json    TEXT
+);
+CREATE INDEX audit_log_at ON audit_log(at);
+
+-- The version whose signed upload has started: a second PUT is refused at once.
+CREATE TABLE upload_claims (
+  version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
+  claimed_at TEXT NOT NULL
 );

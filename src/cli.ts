@@ -3,18 +3,11 @@ import { parseArgs } from 'node:util'
 import { envName, loadConfig, SETTINGS } from './config'
 import { AppError } from './errors'
 import { createAccessToken, createUser } from './services/identity'
+import type { Io } from './io'
 import { serve } from './serve'
-import { openStore } from './store/db'
-import { mkdirSync } from 'node:fs'
+import { openStore, type Store } from './store/db'
+import { prepareDataDir } from './data-dir'
 import { join } from 'node:path'
-
-export interface Io {
-  out(line: string): void
-  err(line: string): void
-  env: Record<string, string | undefined>
-  /** Resolves when the process is asked to stop (SIGTERM/SIGINT). */
-  stopSignal: Promise<string>
-}
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -70,13 +63,11 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
 }
 
 function dataDir(flags: Flags, io: Io): string {
-  const dir = (flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default
-  mkdirSync(dir, { recursive: true })
-  return dir
+  return prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default)
 }
 
-async function withStore<T>(dir: string, fn: (db: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
-  const db = openStore(join(dir, 'registry.db'))
+async function withStore<T>(dir: string, fn: (db: Store) => Promise<T>): Promise<T> {
+  const db = await openStore(join(dir, 'registry.db'))
   try {
     return await fn(db)
   } finally {

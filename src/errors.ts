@@ -1,29 +1,78 @@
-/** The one error type of the registry, and its factories. Services throw these; http/errors.ts renders them. */
+/** The one error type of the registry, its closed set of codes, and its factories. Services throw these; http/errors.ts renders them. */
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 500 | 502 | 503 | 504
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 499 | 500 | 502 | 503 | 504
+
+/** Every `error` code a response can carry; /openapi lists them, and clients may match on them. */
+export const ERROR_CODES = [
+  'bad_request',
+  'invalid_json',
+  'invalid_version',
+  'invalid_node_id',
+  'invalid_publisher_id',
+  'invalid_personal_access_token',
+  'unauthorized',
+  'forbidden',
+  'permission_denied',
+  'user_banned',
+  'publisher_banned',
+  'node_banned',
+  'version_banned',
+  'version_flagged',
+  'not_admin',
+  'invalid_signature',
+  'signature_expired',
+  'publisher_limit',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'publisher_exists',
+  'node_exists',
+  'node_deleted',
+  'version_exists',
+  'user_exists',
+  'archive_exists',
+  'upload_in_progress',
+  'payload_too_large',
+  'unsupported_media_type',
+  'range_not_satisfiable',
+  'rate_limited',
+  'client_closed_request',
+  'internal',
+  'archive_missing',
+  'upstream_failed',
+  'not_configured',
+  'upstream_timeout',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 export class AppError extends Error {
   constructor(
     readonly status: ErrorStatus,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    /** Headers the response must carry (Retry-After, Content-Range, WWW-Authenticate, ...). */
+    readonly headers: Record<string, string> = {},
   ) {
-    super(message, options)
+    super(message)
   }
 }
 
-export const badRequest = (message: string, code = 'bad_request') => new AppError(400, code, message)
+export const badRequest = (message: string, code: ErrorCode = 'bad_request') => new AppError(400, code, message)
 export const unauthorized = (message = 'Authentication required: send Authorization: Bearer <token>') =>
-  new AppError(401, 'unauthorized', message)
-export const forbidden = (message: string, code = 'forbidden') => new AppError(403, code, message)
+  new AppError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer' })
+export const forbidden = (message: string, code: ErrorCode = 'forbidden') => new AppError(403, code, message)
 export const notFound = (message: string) => new AppError(404, 'not_found', message)
-export const conflict = (message: string, code = 'conflict') => new AppError(409, code, message)
+export const conflict = (message: string, code: ErrorCode = 'conflict') => new AppError(409, code, message)
 export const payloadTooLarge = (message: string) => new AppError(413, 'payload_too_large', message)
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message)
-export const tooManyRequests = (message: string) => new AppError(429, 'rate_limited', message)
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
 
 // Messages the real clients show to people keep the upstream wording.
 export const nodeBanned = () => forbidden('Node Banned', 'node_banned')
 export const permissionDenied = () => forbidden('Permission denied', 'permission_denied')
 export const invalidPublisherToken = () => badRequest('Invalid personal access token', 'invalid_personal_access_token')
+export const userBanned = () => forbidden('user/publisher is banned', 'user_banned')
+export const publisherBanned = () => forbidden('user/publisher is banned', 'publisher_banned')
+export const notAdmin = () => forbidden('User is not admin', 'not_admin')

@@ -1,11 +1,12 @@
 /** `serve`: wires store, blobs, signer, search and app, listens, and shuts down cleanly on a signal. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
 import { createDiskBlobStore } from './blobs/disk'
+import { releaseAbandonedUploads } from './store/uploads'
 import { createUrlSigner } from './blobs/signing'
-import type { Io } from './cli'
+import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
 import { createLog } from './log'
@@ -13,7 +14,8 @@ import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
 import { createNodeJsonCache } from './services/node-json'
-import { openStore } from './store/db'
+import { openStore, type Store } from './store/db'
+import { prepareDataDir } from './data-dir'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -35,10 +37,19 @@ function signingSecret(dir: string): string {
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
+/** Upload leftovers of a process killed mid-upload: swept this often, once this old (past every URL's expiry). */
+const SWEEP_EVERY_MS = 10 * 60_000
+const ABANDONED_AFTER_MS = 60 * 60_000
+
 export async function serve(config: Config, io: Io): Promise<number> {
-  mkdirSync(config.data, { recursive: true })
   const log = createLog({ level: config['log-level'] })
-  const db = openStore(join(config.data, 'registry.db'))
+  let db: Store
+  try {
+    db = await openStore(join(prepareDataDir(config.data), 'registry.db'))
+  } catch (err) {
+    io.err(`cannot open the store in ${config.data}: ${(err as Error).message}`)
+    return 1
+  }
   let app: App | undefined
   let server: ReturnType<typeof Bun.serve>
   try {
@@ -56,9 +67,10 @@ export async function serve(config: Config, io: Io): Promise<number> {
   }
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
+  const blobs = createDiskBlobStore(config.data)
   const deps: Deps = {
     db,
-    blobs: createDiskBlobStore(config.data),
+    blobs,
     signer: createUrlSigner(signingSecret(config.data)),
     search,
     nodeJson: createNodeJsonCache(db, publicUrl),
@@ -81,7 +93,16 @@ export async function serve(config: Config, io: Io): Promise<number> {
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
+  const sweep = async () => {
+    const parts = await blobs.sweep(ABANDONED_AFTER_MS)
+    const claims = await releaseAbandonedUploads(db, new Date(Date.now() - ABANDONED_AFTER_MS).toISOString())
+    if (parts || claims) log.info('uploads.swept', { parts, claims })
+  }
+  const sweeper = setInterval(() => sweep().catch((err: Error) => log.warn('uploads.sweep_failed', { error: err.message })), SWEEP_EVERY_MS)
+  await sweep()
+
   const signal = await io.stopSignal
+  clearInterval(sweeper)
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

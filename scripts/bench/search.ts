@@ -22,7 +22,7 @@ const N = Number(values.nodes)
 const dir = join(tmpdir(), `registry-mirror-bench-${N}`)
 if (values.fresh || !existsSync(join(dir, 'registry.db'))) {
   const t0 = performance.now()
-  seedBenchStore(dir, N)
+  await seedBenchStore(dir, N)
   console.log(`seeded ${N} nodes in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 }
 

@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import schemaSql from '../../schema.sql' with { type: 'text' }
+import { openStore } from '../../src/store/db'
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import realNodesFile from '../../test/fixtures/real-nodes.json'
 
@@ -40,13 +40,12 @@ const ACCELERATORS = [
 ]
 const FLAVOURS = ['fork', 'plus', 'lite', 'pro', 'fast', 'extended', 'fixed', 'community', 'next', 'ultra', 'mini', 'turbo']
 
-export function seedBenchStore(dir: string, count: number): void {
+export async function seedBenchStore(dir: string, count: number): Promise<void> {
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  const db = new Database(join(dir, 'registry.db'), { create: true })
-  db.run('PRAGMA journal_mode = OFF') // a throwaway bulk load; the server switches to WAL when it opens the file
-  db.run('PRAGMA synchronous = OFF')
-  db.run(schemaSql)
+  await (await openStore(join(dir, 'registry.db'))).destroy() // the newest schema, by the migrations
+  const db = new Database(join(dir, 'registry.db'))
+  db.run('PRAGMA synchronous = OFF') // a throwaway bulk load
   const real = (realNodesFile as { nodes: RealNode[] }).nodes
   let seed = 7
   const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
@@ -101,6 +100,12 @@ export function seedBenchStore(dir: string, count: number): void {
       }
       for (const name of base.host_nodes) insertHostNode.run(latestId, k === 0 ? name : `${name}_${k}`)
     }
+    // Every entity enters the change feed, as the registry's own writes would have recorded it.
+    db.run(`INSERT INTO changes (serial, kind, entity_id, changed_at)
+      SELECT (SELECT last_serial FROM registry_instance) + row_number() OVER (ORDER BY k, id), kind, id, '${now}' FROM (
+        SELECT 0 AS k, 'publisher' AS kind, id FROM publishers
+        UNION ALL SELECT 1, 'node', id FROM nodes UNION ALL SELECT 2, 'version', id FROM node_versions)`)
+    db.run('UPDATE registry_instance SET last_serial = (SELECT max(serial) FROM changes)')
   })()
   db.close()
 }
@@ -109,6 +114,6 @@ if (import.meta.main) {
   const [dir, n] = Bun.argv.slice(2)
   if (!dir) throw new Error('usage: bun scripts/bench/seed-store.ts DIR [N]')
   const started = performance.now()
-  seedBenchStore(dir, Number(n ?? 100_000))
+  await seedBenchStore(dir, Number(n ?? 100_000))
   console.log(`seeded ${n ?? 100_000} nodes into ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }

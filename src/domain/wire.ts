@@ -1,4 +1,9 @@
-/** The JSON shapes real clients read, with the seed's field names and enumeration strings. */
+/**
+ * The JSON shapes real clients read, as valibot schemas (the OpenAPI document and the checks of upstream
+ * replies use them; the TypeScript types follow from them): the seed's field names, and beside them the
+ * upstream's spellings of the same values, which real clients read.
+ */
+import * as v from 'valibot'
 
 export const NODE_STATUS = {
   active: 'NodeStatusActive',
@@ -19,88 +24,101 @@ export const PUBLISHER_STATUS = {
   banned: 'PublisherStatusBanned',
 } as const
 
+const values = <T extends Record<string, string>>(o: T) => Object.values(o) as [T[keyof T], ...T[keyof T][]]
+const dateTime = v.pipe(v.string(), v.isoTimestamp())
+const strings = v.array(v.string())
+
+export const UserSchema = v.object({ id: v.string(), email: v.string(), name: v.string(), isAdmin: v.boolean(), isApproved: v.boolean() })
+
+export const MemberSchema = v.object({
+  id: v.string(),
+  role: v.picklist(['owner', 'member']),
+  user: v.object({ id: v.string(), name: v.string(), email: v.optional(v.string()) }),
+})
+
+export const PublisherSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  description: v.string(),
+  website: v.string(),
+  support: v.string(),
+  source_code_repo: v.string(),
+  logo: v.string(),
+  createdAt: dateTime,
+  status: v.picklist(values(PUBLISHER_STATUS)),
+  members: v.array(MemberSchema),
+})
+
+export const VersionSchema = v.object({
+  id: v.string(),
+  node_id: v.string(),
+  version: v.string(),
+  changelog: v.string(),
+  dependencies: strings,
+  deprecated: v.boolean(),
+  status: v.picklist(values(VERSION_STATUS)),
+  status_reason: v.string(),
+  host_node_extract_status: v.string(),
+  createdAt: dateTime,
+  downloadUrl: v.string(),
+  supported_os: strings,
+  supported_accelerators: strings,
+  supported_hostui_version: v.string(),
+  supported_hostui_frontend_version: v.string(),
+  tags: strings,
+  tags_admin: strings,
+  // The upstream's spellings (the host application's front end checks compatibility from these).
+  comfy_node_extract_status: v.string(),
+  supported_comfyui_version: v.string(),
+  supported_comfyui_frontend_version: v.string(),
+})
+
+export const NodeSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  description: v.string(),
+  author: v.string(),
+  license: v.string(),
+  icon: v.string(),
+  banner_url: v.string(),
+  repository: v.string(),
+  category: v.string(),
+  tags: strings,
+  tags_admin: strings,
+  downloads: v.number(),
+  rating: v.number(),
+  repohost_stars: v.number(),
+  search_ranking: v.number(),
+  status: v.picklist(values(NODE_STATUS)),
+  status_detail: v.string(),
+  supported_os: strings,
+  supported_accelerators: strings,
+  supported_hostui_version: v.string(),
+  supported_hostui_frontend_version: v.string(),
+  preempted_host_node_names: strings,
+  translations: v.record(v.string(), v.unknown()),
+  created_at: dateTime,
+  // The upstream's spellings.
+  github_stars: v.number(),
+  supported_comfyui_version: v.string(),
+  supported_comfyui_frontend_version: v.string(),
+  preempted_comfy_node_names: strings,
+  publisher: v.optional(PublisherSchema),
+  latest_version: v.optional(VersionSchema),
+})
+
+export const NodePageSchema = v.object({
+  nodes: v.array(NodeSchema),
+  page: v.number(),
+  limit: v.number(),
+  total: v.number(),
+  totalPages: v.number(),
+})
+
 export type VersionStatusName = (typeof VERSION_STATUS)[keyof typeof VERSION_STATUS]
-
-export interface UserJson {
-  id: string
-  email: string
-  name: string
-  isAdmin: boolean
-  isApproved: boolean
-}
-
-export interface MemberJson {
-  id: string
-  role: 'owner' | 'member'
-  user: { id: string; name: string; email?: string }
-}
-
-export interface PublisherJson {
-  id: string
-  name: string
-  description: string
-  website: string
-  support: string
-  source_code_repo: string
-  logo: string
-  createdAt: string
-  status: (typeof PUBLISHER_STATUS)[keyof typeof PUBLISHER_STATUS]
-  members: MemberJson[]
-}
-
-export interface VersionJson {
-  id: string
-  node_id: string
-  version: string
-  changelog: string
-  dependencies: string[]
-  deprecated: boolean
-  status: VersionStatusName
-  status_reason: string
-  host_node_extract_status: string
-  createdAt: string
-  downloadUrl: string
-  supported_os: string[]
-  supported_accelerators: string[]
-  supported_hostui_version: string
-  supported_hostui_frontend_version: string
-  tags: string[]
-  tags_admin: string[]
-}
-
-export interface NodeJson {
-  id: string
-  name: string
-  description: string
-  author: string
-  license: string
-  icon: string
-  banner_url: string
-  repository: string
-  category: string
-  tags: string[]
-  tags_admin: string[]
-  downloads: number
-  rating: number
-  repohost_stars: number
-  search_ranking: number
-  status: (typeof NODE_STATUS)[keyof typeof NODE_STATUS]
-  status_detail: string
-  supported_os: string[]
-  supported_accelerators: string[]
-  supported_hostui_version: string
-  supported_hostui_frontend_version: string
-  preempted_host_node_names: string[]
-  translations: Record<string, unknown>
-  created_at: string
-  publisher?: PublisherJson
-  latest_version?: VersionJson
-}
-
-export interface NodePage {
-  nodes: NodeJson[]
-  page: number
-  limit: number
-  total: number
-  totalPages: number
-}
+export type UserJson = v.InferOutput<typeof UserSchema>
+export type MemberJson = v.InferOutput<typeof MemberSchema>
+export type PublisherJson = v.InferOutput<typeof PublisherSchema>
+export type VersionJson = v.InferOutput<typeof VersionSchema>
+export type NodeJson = v.InferOutput<typeof NodeSchema>
+export type NodePage = v.InferOutput<typeof NodePageSchema>

@@ -1,17 +1,22 @@
-/** createApp(deps): the whole HTTP surface, with CORS, body limits, the caller, access logs and error rendering. */
+/**
+ * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
+ * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
+ * stream their own bodies under their own limit, the operations routes need neither.
+ */
 import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
-import { payloadTooLarge } from '../errors'
+import { ARCHIVE_PREFIX } from '../domain/urls'
+import { notFound, payloadTooLarge } from '../errors'
 import type { Log } from '../log'
 import type { Deps } from '../services/deps'
-import { ARCHIVE_PREFIX } from '../domain/urls'
 import { archiveRoutes } from './archives'
-import { type Env, resolveActor } from './context'
-import { errorBody, renderError } from './errors'
+import { renderAppError, renderError } from './errors'
+import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
-import { publisherRoutes } from './publishers'
+import { openApiDocument } from './openapi'
 import { publishRoutes } from './publish'
+import { publisherRoutes } from './publishers'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
 
@@ -31,6 +36,13 @@ function accessLog(log: Log): MiddlewareHandler {
   }
 }
 
+const jsonBodyLimit = bodyLimit({
+  maxSize: JSON_BODY_LIMIT,
+  onError: () => {
+    throw payloadTooLarge(`request bodies are limited to ${JSON_BODY_LIMIT} bytes`)
+  },
+})
+
 export interface AppOptions {
   corsOrigin?: string
   /** Compress node lists for clients that accept gzip. */
@@ -41,37 +53,37 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   const app = new Hono<Env>({ strict: false })
   const origins = (opts.corsOrigin ?? '*').split(',').map((o) => o.trim())
   app.onError(renderError(deps.log))
-  app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404))
+  app.notFound((c) => renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`)))
   app.use(accessLog(deps.log))
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       allowHeaders: ['Authorization', 'Content-Type', 'Cache-Control', 'Pragma', 'Expires', 'X-API-KEY', 'Range', 'If-None-Match'],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges'],
+      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After'],
       maxAge: 600,
     }),
   )
-  app.use(async (c, next) => {
-    if (c.req.path.startsWith(`${ARCHIVE_PREFIX}/`)) return next()
-    return bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
-      onError: () => {
-        throw payloadTooLarge(`request bodies are limited to ${JSON_BODY_LIMIT} bytes`)
-      },
-    })(c, next)
-  })
-  app.use(resolveActor(deps))
 
-  app.route('/', systemRoutes(deps))
-  app.route('/users', userRoutes(deps))
-  app.route('/publishers', publisherRoutes(deps))
-  app.route('/publishers', publishRoutes(deps))
-  app.route('/nodes', nodeRoutes(deps, { gzip: opts.gzip }))
-  app.route('/bulk', bulkRoutes(deps))
-  app.route('/host-nodes', hostNodeRoutes(deps))
-  app.route('/comfy-nodes', hostNodeRoutes(deps))
+  /** A registry API group: the caller resolved once, JSON bodies limited. */
+  const api = (...routes: Hono<Env>[]) => {
+    const group = new Hono<Env>().use(identity(deps), jsonBodyLimit)
+    for (const r of routes) group.route('/', r)
+    return group
+  }
+
+  app.route(
+    '/',
+    systemRoutes(deps, () => document),
+  )
+  app.route('/users', api(userRoutes(deps)))
+  app.route('/publishers', api(publisherRoutes(deps), publishRoutes(deps)))
+  app.route('/nodes', api(nodeRoutes(deps, { gzip: opts.gzip })))
+  app.route('/bulk', api(bulkRoutes(deps)))
+  app.route('/host-nodes', api(hostNodeRoutes(deps)))
+  app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
+  const document = openApiDocument(app, deps.settings.publicUrl)
   return app
 }
 

@@ -1,10 +1,13 @@
 /** /archives/{publisher}/{node}/{version}/node.zip: the signed upload (PUT) and downloads with ETag and ranges. */
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
+import { AppError } from '../errors'
 import { openArchive } from '../services/archives'
 import type { Deps } from '../services/deps'
 import { receiveArchive } from '../services/upload'
-import type { Env } from './context'
-import { errorBody } from './errors'
+import * as v from 'valibot'
+import { VersionSchema } from '../domain/wire'
+import { identity, type Env } from './identity'
+import { route } from './route-spec'
 
 const ARCHIVE_ROUTE = '/:publisherId/:nodeId/:version/node.zip'
 
@@ -22,12 +25,32 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return start > end || start >= size ? null : { start, end }
 }
 
+const download = route({
+  summary: 'Download an archive (ETag is its SHA-256; Range and If-None-Match supported)',
+  tag: 'archives',
+  auth: 'optional',
+  description: "A flagged version's archive is refused (403) to everyone but its publisher's members and admins.",
+  response: { mediaType: 'application/zip' },
+})
+
+const upload = route({
+  summary: 'Upload the archive of a version through the signed URL its publish returned (single use)',
+  tag: 'archives',
+  auth: 'signed',
+  bodyType: 'application/zip',
+  response: v.object({ node_version: VersionSchema }),
+})
+
+const otherMethods = route({ summary: 'Refused with 403: a signed URL accepts only PUT', tag: 'archives', auth: 'signed' })
+
 export function archiveRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
-  app.get(ARCHIVE_ROUTE, async (c) => {
-    const archive = await openArchive(deps, c.req.param('nodeId'), c.req.param('version'))
+  // Identity only for the flagged-archive exception; a bad token just downloads as anyone would.
+  app.get(ARCHIVE_ROUTE, download, identity(deps), async (c) => {
+    const archive = await openArchive(deps, c.var.actor, c.req.param('nodeId'), c.req.param('version'))
     const etag = `"${archive.sha256}"`
+    const size = archive.bytes.size
     const headers: Record<string, string> = {
       ETag: etag,
       'Accept-Ranges': 'bytes',
@@ -41,29 +64,29 @@ export function archiveRoutes(deps: Deps) {
         ?.split(/\s*,\s*/)
         .includes(etag)
     )
-      return c.body(null, 304, headers)
-    const file = Bun.file(archive.path)
-    const range = parseRange(c.req.header('range'), archive.size_bytes)
+      return new Response(null, { status: 304, headers })
+    const range = parseRange(c.req.header('range'), size)
     if (range === null) {
-      return c.json(errorBody('range_not_satisfiable', 'the requested range is outside the archive'), 416, {
-        'Content-Range': `bytes */${archive.size_bytes}`,
-      })
+      throw new AppError(416, 'range_not_satisfiable', 'the requested range is outside the archive', { 'Content-Range': `bytes */${size}` })
     }
-    if (!range) return c.body(file.stream(), 200, { ...headers, 'Content-Length': String(archive.size_bytes) })
-    return c.body(file.slice(range.start, range.end + 1).stream(), 206, {
-      ...headers,
-      'Content-Length': String(range.end - range.start + 1),
-      'Content-Range': `bytes ${range.start}-${range.end}/${archive.size_bytes}`,
+    // A Blob body lets the server send the file without copying it through JavaScript.
+    if (!range) return new Response(archive.bytes, { headers: { ...headers, 'Content-Length': String(size) } })
+    return new Response(archive.bytes.slice(range.start, range.end + 1), {
+      status: 206,
+      headers: {
+        ...headers,
+        'Content-Length': String(range.end - range.start + 1),
+        'Content-Range': `bytes ${range.start}-${range.end}/${size}`,
+      },
     })
   })
 
-  // Every other method goes to the signature check, which binds the method (PUT) too.
-  app.on(['PUT', 'POST', 'PATCH', 'DELETE'], ARCHIVE_ROUTE, async (c) => {
+  const receive = async (c: Context<Env>) => {
     const version = await receiveArchive(deps, {
       method: c.req.method,
       path: new URL(c.req.url).pathname,
-      nodeId: c.req.param('nodeId'),
-      version: c.req.param('version'),
+      nodeId: c.req.param('nodeId') ?? '',
+      version: c.req.param('version') ?? '',
       contentType: c.req.header('content-type'),
       contentLength: c.req.header('content-length'),
       expires: c.req.query('expires'),
@@ -71,7 +94,10 @@ export function archiveRoutes(deps: Deps) {
       body: c.req.raw.body,
     })
     return c.json({ node_version: version }, 200)
-  })
+  }
+  app.put(ARCHIVE_ROUTE, upload, receive)
+  // Other methods reach the signature check too, which binds the method and refuses them (403).
+  app.on(['POST', 'PATCH', 'DELETE'], ARCHIVE_ROUTE, otherMethods, receive)
 
   return app
 }

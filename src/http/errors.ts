@@ -1,11 +1,11 @@
-/** The only place errors become responses: AppError as itself, Hono's own errors by status, anything else a logged 500. */
+/** The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a client gone away at info, anything else a logged 500. */
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { AppError } from '../errors'
+import { AppError, type ErrorCode } from '../errors'
 import type { Log } from '../log'
 
-const CODES: Record<number, string> = {
+const CODES: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -16,17 +16,22 @@ const CODES: Record<number, string> = {
   429: 'rate_limited',
 }
 
-export function errorBody(code: string, message: string) {
-  return { error: code, message }
+export const errorBody = (code: ErrorCode, message: string) => ({ error: code, message })
+
+export function renderAppError(c: Context, err: AppError): Response {
+  return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode, err.headers)
 }
 
 export const renderError = (log: Log) => (err: Error, c: Context) => {
-  if (err instanceof AppError) {
-    return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode)
+  if (c.req.raw.signal.aborted) {
+    // The client went away mid-request (most often mid-upload): nothing failed here, and nobody reads the answer.
+    log.info('request.aborted', { method: c.req.method, path: c.req.path })
+    return renderAppError(c, new AppError(499, 'client_closed_request', 'the client closed the request'))
   }
+  if (err instanceof AppError) return renderAppError(c, err)
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode
-    return c.json(errorBody(CODES[status] ?? 'error', err.message || 'Request failed'), status)
+    return c.json(errorBody(CODES[status] ?? 'bad_request', err.message || 'Request failed'), status)
   }
   log.error('request.failed', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack })
   return c.json(errorBody('internal', 'Internal Server Error'), 500)

@@ -1,6 +1,7 @@
-/** Node routes: search and list, one node, its versions, install, reviews, and the bulk version lookup. */
+/** Node routes: search and list, one node, its versions, install, reviews, host nodes, and the bulk version lookup. */
 import { Hono } from 'hono'
 import * as v from 'valibot'
+import { NodePageSchema, NodeSchema, VERSION_STATUS, VersionSchema } from '../domain/wire'
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
 import { nodePageJson } from '../services/node-lists'
@@ -15,12 +16,12 @@ import {
 } from '../services/nodes'
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
-import { VERSION_STATUS } from '../domain/wire'
-import type { Env } from './context'
+import type { Env } from './identity'
 import { listResponseCache } from './response-cache'
-import { jsonBody, q, queryParams } from './validate'
+import { route } from './route-spec'
+import { q } from './validate'
 
-const ListQuery = v.object({
+const FILTERS = {
   page: q.int(1, 1),
   limit: q.int(1, 10),
   search: q.text,
@@ -30,35 +31,99 @@ const ListQuery = v.object({
   supported_os: q.text,
   supported_accelerator: q.text,
   include_banned: q.bool,
+}
+
+const ListQuery = v.object({
+  ...FILTERS,
   node_id: q.many,
   timestamp: v.optional(
     v.pipe(
       v.string('must be given once'),
       v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'),
       v.transform((s) => new Date(s).toISOString()),
+      v.metadata({ openapi: { type: 'string', format: 'date-time' } }),
     ),
   ),
 })
 
 const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
 
-const VersionsQuery = v.object({ statuses: q.many, include_status_reason: q.bool })
+const HostNodesSchema = v.object({ node_id: v.string(), version: v.string(), host_nodes: v.array(v.string()) })
 
-const BulkBody = v.object({
-  node_versions: v.pipe(
-    v.array(
-      v.object({ node_id: v.pipe(v.string(), v.maxLength(100)), version: v.pipe(v.string(), v.maxLength(100)) }),
-      'must be a list of {node_id, version}',
-    ),
-    v.maxLength(500, 'must have at most 500 items'),
-  ),
-})
+const specs = {
+  search: route({ summary: 'Search nodes', tag: 'nodes', auth: 'public', query: v.object(FILTERS), response: NodePageSchema }),
+  list: route({
+    summary: 'List nodes (also by repeated node_id, and changed since timestamp)',
+    tag: 'nodes',
+    auth: 'public',
+    query: ListQuery,
+    response: NodePageSchema,
+  }),
+  read: route({ summary: 'Read a node', tag: 'nodes', auth: 'public', response: NodeSchema }),
+  install: route({
+    summary: 'The version to install, with its downloadUrl (counts a download)',
+    tag: 'nodes',
+    auth: 'optional',
+    query: v.object({ version: q.text }),
+    response: VersionSchema,
+  }),
+  versions: route({
+    summary: 'List versions of a node, newest first',
+    tag: 'nodes',
+    auth: 'public',
+    query: v.object({ statuses: q.many, include_status_reason: q.bool }),
+    response: v.array(VersionSchema),
+  }),
+  version: route({ summary: 'Read a version', tag: 'nodes', auth: 'public', response: VersionSchema }),
+  hostNodes: route({ summary: 'Host node class names a version provides', tag: 'nodes', auth: 'public', response: HostNodesSchema }),
+  comfyNodes: route({
+    summary: 'Host node class names, in the upstream shape',
+    tag: 'nodes',
+    auth: 'public',
+    response: v.object({ comfy_nodes: v.array(v.object({ comfy_node_name: v.string() })), totalNumberOfPages: v.number() }),
+  }),
+  review: route({
+    summary: 'Rate a node (one rating per user, or per client address when anonymous)',
+    tag: 'nodes',
+    auth: 'optional',
+    query: v.object({
+      star: v.pipe(
+        v.string('is required once (1 to 5)'),
+        v.regex(/^[1-5]$/, 'must be an integer from 1 to 5'),
+        v.transform(Number),
+        v.metadata({ openapi: { type: 'integer', minimum: 1, maximum: 5 } }),
+      ),
+    }),
+    response: NodeSchema,
+  }),
+  hostNodeOwner: route({ summary: 'The node providing a host node class', tag: 'nodes', auth: 'public', response: NodeSchema }),
+  bulk: route({
+    summary: 'Look up many versions at once',
+    tag: 'nodes',
+    auth: 'public',
+    body: v.object({
+      node_versions: v.pipe(
+        v.array(
+          v.object({ node_id: v.pipe(v.string(), v.maxLength(100)), version: v.pipe(v.string(), v.maxLength(100)) }),
+          'must be a list of {node_id, version}',
+        ),
+        v.maxLength(500, 'must have at most 500 items'),
+      ),
+    }),
+    response: v.object({
+      node_versions: v.array(
+        v.object({
+          identifier: v.object({ node_id: v.string(), version: v.string() }),
+          status: v.picklist(['success', 'not_found', 'error']),
+          node_version: v.optional(VersionSchema),
+          error_message: v.optional(v.string()),
+        }),
+      ),
+    }),
+  }),
+}
 
-const ReviewQuery = v.object({
-  star: v.pipe(v.string('is required once (1 to 5)'), v.regex(/^[1-5]$/, 'must be an integer from 1 to 5'), v.transform(Number)),
-})
-
-function listParams(query: v.InferOutput<typeof ListQuery>, nodeIds: boolean) {
+function listParams(query: v.InferOutput<typeof ListQuery>, listing: boolean) {
   return {
     page: query.page,
     limit: query.limit,
@@ -68,8 +133,8 @@ function listParams(query: v.InferOutput<typeof ListQuery>, nodeIds: boolean) {
     os: query.supported_os || undefined,
     accelerator: query.supported_accelerator || undefined,
     includeBanned: query.include_banned ?? false,
-    nodeIds: nodeIds ? query.node_id : undefined,
-    changedSince: nodeIds ? query.timestamp : undefined,
+    nodeIds: listing ? query.node_id : undefined,
+    changedSince: listing ? query.timestamp : undefined,
   }
 }
 
@@ -90,33 +155,37 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
     enabled: () => deps.search.status().ready,
     gzip: opts.gzip ?? false,
   })
-  app.get('/', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), true))))
-  app.get('/search', cached, async (c) => page(await nodePageJson(deps, listParams(queryParams(c, ListQuery), false))))
+  app.get('/', specs.list, cached, async (c) => page(await nodePageJson(deps, listParams(specs.list.query(c), true))))
+  app.get('/search', specs.search, cached, async (c) => page(await nodePageJson(deps, listParams(specs.search.query(c), false))))
 
-  app.get('/:nodeId', async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
+  app.get('/:nodeId', specs.read, async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
 
-  app.get('/:nodeId/install', async (c) => c.json(await installNode(deps, c.req.param('nodeId'), c.req.query('version') || undefined)))
+  app.get('/:nodeId/install', specs.install, async (c) =>
+    c.json(await installNode(deps, c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
+  )
 
-  app.get('/:nodeId/versions', async (c) => {
-    const query = queryParams(c, VersionsQuery)
+  app.get('/:nodeId/versions', specs.versions, async (c) => {
+    const query = specs.versions.query(c)
     const opts = { statuses: parseStatuses(query.statuses), includeReason: query.include_status_reason ?? false }
     return c.json(await listNodeVersions(deps, c.req.param('nodeId'), opts))
   })
 
-  app.get('/:nodeId/versions/:version', async (c) => c.json(await getNodeVersion(deps, c.req.param('nodeId'), c.req.param('version'))))
+  app.get('/:nodeId/versions/:version', specs.version, async (c) =>
+    c.json(await getNodeVersion(deps, c.req.param('nodeId'), c.req.param('version'))),
+  )
 
-  app.get('/:nodeId/versions/:version/host-nodes', async (c) =>
+  app.get('/:nodeId/versions/:version/host-nodes', specs.hostNodes, async (c) =>
     c.json(await getVersionHostNodes(deps, c.req.param('nodeId'), c.req.param('version'))),
   )
 
   // The upstream's spelling, in the shape its front end reads.
-  app.get('/:nodeId/versions/:version/comfy-nodes', async (c) => {
+  app.get('/:nodeId/versions/:version/comfy-nodes', specs.comfyNodes, async (c) => {
     const found = await getVersionHostNodes(deps, c.req.param('nodeId'), c.req.param('version'))
     return c.json({ comfy_nodes: found.host_nodes.map((name) => ({ comfy_node_name: name })), totalNumberOfPages: 1 })
   })
 
-  app.post('/:nodeId/reviews', async (c) => {
-    const { star } = queryParams(c, ReviewQuery)
+  app.post('/:nodeId/reviews', specs.review, async (c) => {
+    const { star } = specs.review.query(c)
     return c.json(await addReview(deps, c.var.actor, c.req.param('nodeId'), star))
   })
 
@@ -126,14 +195,14 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
 /** GET /host-nodes/{name}/node (and /comfy-nodes/{name}/node): the node providing a host node class. */
 export function hostNodeRoutes(deps: Deps) {
   const app = new Hono<Env>()
-  app.get('/:name/node', async (c) => c.json(await getHostNodeOwner(deps, c.req.param('name'))))
+  app.get('/:name/node', specs.hostNodeOwner, async (c) => c.json(await getHostNodeOwner(deps, c.req.param('name'))))
   return app
 }
 
 export function bulkRoutes(deps: Deps) {
   const app = new Hono<Env>()
-  app.post('/nodes/versions', async (c) => {
-    const body = await jsonBody(c, BulkBody)
+  app.post('/nodes/versions', specs.bulk, async (c) => {
+    const body = await specs.bulk.body(c)
     return c.json({ node_versions: await bulkVersions(deps, body.node_versions) })
   })
   return app

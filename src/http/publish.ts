@@ -5,9 +5,10 @@ import type { Deps } from '../services/deps'
 import { updateNodeVersion } from '../services/nodes'
 import { publishVersion } from '../services/publish'
 import type { NodeFields } from '../store/nodes'
-import type { Env } from './context'
+import type { Env } from './identity'
 import { defined, str, strList } from './fields'
-import { jsonBody } from './validate'
+import { route } from './route-spec'
+import { VersionSchema } from '../domain/wire'
 
 const license = v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'))
 
@@ -49,15 +50,26 @@ const VersionBody = v.object(
   'is required',
 )
 
-const PublishBody = v.object({
-  personal_access_token: v.nullish(v.string('must be a string')),
-  node: v.nullish(NodeBody),
-  node_version: VersionBody,
+const publish = route({
+  summary: 'Create a version (and the node on first publish); PUT the archive to the returned signedUrl',
+  tag: 'publishing',
+  auth: 'optional',
+  description: 'The credential is a personal_access_token of the publisher in the body, or a bearer token of an owner or member.',
+  body: v.object({
+    personal_access_token: v.nullish(v.string('must be a string')),
+    node: v.nullish(NodeBody),
+    node_version: VersionBody,
+  }),
+  status: 201,
+  response: v.object({ node_version: VersionSchema, signedUrl: v.string() }),
 })
 
-const VersionUpdateBody = v.object({
-  changelog: str(20_000),
-  deprecated: v.nullish(v.boolean('must be true or false')),
+const updateVersion = route({
+  summary: 'Update the changelog or deprecation of a version (owners and members)',
+  tag: 'publishing',
+  auth: 'bearer',
+  body: v.object({ changelog: str(20_000), deprecated: v.nullish(v.boolean('must be true or false')) }),
+  response: VersionSchema,
 })
 
 function nodeFields(n: v.InferOutput<typeof NodeBody>): NodeFields & { id?: string } {
@@ -74,8 +86,8 @@ function nodeFields(n: v.InferOutput<typeof NodeBody>): NodeFields & { id?: stri
 export function publishRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
-  app.post('/:publisherId/nodes/:nodeId/versions', async (c) => {
-    const body = await jsonBody(c, PublishBody)
+  app.post('/:publisherId/nodes/:nodeId/versions', publish, async (c) => {
+    const body = await publish.body(c)
     const { supported_comfyui_version, supported_comfyui_frontend_version, ...version } = body.node_version
     const result = await publishVersion(deps, c.var.actor, {
       publisherId: c.req.param('publisherId'),
@@ -92,8 +104,8 @@ export function publishRoutes(deps: Deps) {
     return c.json(result, 201)
   })
 
-  app.put('/:publisherId/nodes/:nodeId/versions/:versionId', async (c) => {
-    const body = defined(await jsonBody(c, VersionUpdateBody))
+  app.put('/:publisherId/nodes/:nodeId/versions/:versionId', updateVersion, async (c) => {
+    const body = defined(await updateVersion.body(c))
     const { publisherId, nodeId, versionId } = c.req.param()
     return c.json(await updateNodeVersion(deps, c.var.actor, { publisherId, nodeId, versionId }, body))
   })

@@ -1,32 +1,30 @@
 /** Liveness, readiness and the OpenAPI document. */
 import { Hono } from 'hono'
-import { sql } from 'kysely'
+import * as v from 'valibot'
 import type { Deps } from '../services/deps'
-import { countIndexableNodes } from '../store/search-docs'
-import type { Env } from './context'
-import { openApiDocument } from './openapi'
+import { readiness } from '../services/readiness'
+import type { Env } from './identity'
+import { route } from './route-spec'
 
-export function systemRoutes(deps: Deps) {
+const specs = {
+  health: route({ summary: 'Liveness', tag: 'operations', auth: 'public', response: v.object({ status: v.literal('ok') }) }),
+  ready: route({
+    summary: 'Readiness: database, storage and search index (503 when not ready)',
+    tag: 'operations',
+    auth: 'public',
+    response: v.object({ status: v.picklist(['ready', 'not_ready']), database: v.string(), storage: v.string(), search: v.unknown() }),
+  }),
+  openapi: route({ summary: 'This document', tag: 'operations', auth: 'public', response: v.record(v.string(), v.unknown()) }),
+}
+
+/** `document` is built once the whole app exists (it lists the app's routes). */
+export function systemRoutes(deps: Deps, document: () => object) {
   const app = new Hono<Env>()
-  const document = openApiDocument(deps.settings.publicUrl)
-
-  app.get('/health', (c) => c.json({ status: 'ok' }))
-
-  app.get('/ready', async (c) => {
-    const database = await sql`select 1`.execute(deps.db).then(
-      () => 'ok',
-      () => 'failing',
-    )
-    const storage = (await deps.blobs.check()) ? 'ok' : 'failing'
-    const stored = database === 'ok' ? await countIndexableNodes(deps.db) : undefined
-    const index = deps.search.status()
-    // While the index warms, the store answers searches: still ready. A warm index must hold every node.
-    const consistent = !index.ready || index.indexed === stored
-    const search = { ...index, stored, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
-    const ready = database === 'ok' && storage === 'ok' && consistent
-    return c.json({ status: ready ? 'ready' : 'not_ready', database, storage, search }, ready ? 200 : 503)
+  app.get('/health', specs.health, (c) => c.json({ status: 'ok' }))
+  app.get('/ready', specs.ready, async (c) => {
+    const { ready, body } = await readiness(deps)
+    return c.json(body, ready ? 200 : 503)
   })
-
-  app.get('/openapi', (c) => c.json(document))
+  app.get('/openapi', specs.openapi, (c) => c.json(document()))
   return app
 }

@@ -48,6 +48,12 @@ const first = v.pipe(
   v.transform((x) => (Array.isArray(x) ? (x[0] ?? '') : x)),
 )
 
+/** How a query parameter shows in /openapi (the validation pipes above transform, which JSON Schema cannot say). */
+export type ParamDoc =
+  | { type: 'integer' | 'boolean' | 'string'; minimum?: number; maximum?: number; default?: unknown }
+  | { type: 'array'; items: { type: 'string' } }
+const doc = <T>(schema: ParamDoc) => v.metadata<T, { openapi: ParamDoc }>({ openapi: schema })
+
 /** Schemas for query values. */
 export const q = {
   int: (min: number, fallback: number) =>
@@ -59,6 +65,7 @@ export const q = {
         v.number(),
         v.safeInteger('must be an integer below 2^53'),
         v.minValue(min, `must be at least ${min}`),
+        doc<number>({ type: 'integer', minimum: min, default: fallback }),
       ),
       String(fallback),
     ),
@@ -68,13 +75,15 @@ export const q = {
       v.toLowerCase(),
       v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
       v.transform((s) => s === 'true' || s === '1'),
+      doc<boolean>({ type: 'boolean' }),
     ),
   ),
-  text: v.optional(v.pipe(first, v.trim(), v.maxLength(500, 'must be at most 500 characters'))),
+  text: v.optional(v.pipe(first, v.trim(), v.maxLength(500, 'must be at most 500 characters'), doc<string>({ type: 'string' }))),
   many: v.optional(
     v.pipe(
       v.union([v.string(), v.array(v.string())]),
       v.transform((x) => (Array.isArray(x) ? x : [x])),
+      doc<string[]>({ type: 'array', items: { type: 'string' } }),
     ),
   ),
 }

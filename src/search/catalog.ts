@@ -1,7 +1,7 @@
 /** The index's per-node facts (filter values, ordering keys) and the precomputed order every list walks. */
 import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
 import type { SearchDoc } from '../store/search-docs'
-import type { NodeQuery } from './node-search'
+import type { NodeQuery } from '../domain/node-query'
 import { SubstringIndex } from './substring-index'
 
 export interface Entry {

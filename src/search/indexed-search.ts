@@ -4,7 +4,8 @@ import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
 import { Catalog, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
-import type { NodeQuery, NodeSearch } from './node-search'
+import type { NodeQuery } from '../domain/node-query'
+import type { NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
 
 const BATCH = 2000

@@ -1,19 +1,5 @@
-/** The query every node list answers (search, /nodes), and the seam its engines plug into. */
-
-export interface NodeQuery {
-  search?: string
-  repositoryUrl?: string
-  hostNode?: string
-  os?: string
-  accelerator?: string
-  includeBanned: boolean
-  /** Only these node ids (any case). */
-  nodeIds?: string[]
-  /** Only nodes changed after this RFC 3339 instant. */
-  changedSince?: string
-  offset: number
-  limit: number
-}
+/** The seam the node list engines plug into (the in-memory index, and the store while it warms). */
+import type { NodeQuery } from '../domain/node-query'
 
 export interface SearchStatus {
   /** Whether the in-memory index answers (false while it warms; the store answers then). */

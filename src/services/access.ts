@@ -1,5 +1,10 @@
-/** Who may do what: the caller, publisher roles, bans. Every check throws the error clients expect. */
-import { forbidden, notFound, permissionDenied, unauthorized } from '../errors'
+/**
+ * Who may do what: one model for every write. A caller is anonymous or a user; a user is active or banned,
+ * an admin or not, and holds a role (owner or member) in some publishers. Writes need an active user;
+ * owner actions need an owner, member actions an owner or member; admins pass every role check; nothing
+ * but moderation acts on a banned publisher. Each check throws the error clients expect.
+ */
+import { notAdmin, notFound, permissionDenied, publisherBanned, unauthorized, userBanned } from '../errors'
 import type { Store } from '../store/db'
 import { findMembership, findPublisher } from '../store/publishers'
 import type { PublisherRow, UserRow } from '../store/schema'
@@ -8,17 +13,27 @@ import type { PublisherRow, UserRow } from '../store/schema'
 export interface Actor {
   user?: UserRow
   address: string
+  /** Why a credential that was sent did not identify anyone; public reads treat such a caller as anonymous. */
+  credentialProblem?: string
 }
 
+export type PublisherRole = 'owner' | 'member'
+
 export function requireUser(actor: Actor): UserRow {
-  if (!actor.user) throw unauthorized()
+  if (!actor.user) throw unauthorized(actor.credentialProblem)
   return actor.user
 }
 
-/** A signed-in user who is not banned. */
+/** A signed-in user who is not banned: every write needs one. */
 export function requireActiveUser(actor: Actor): UserRow {
   const user = requireUser(actor)
-  if (user.status === 'banned') throw forbidden('user/publisher is banned', 'user_banned')
+  if (user.status === 'banned') throw userBanned()
+  return user
+}
+
+export function requireAdmin(actor: Actor): UserRow {
+  const user = requireActiveUser(actor)
+  if (user.is_admin !== 1) throw notAdmin()
   return user
 }
 
@@ -28,20 +43,24 @@ export async function requirePublisher(db: Store, publisherId: string): Promise<
   return publisher
 }
 
-/** The publisher, when the active caller holds one of `roles` in it (admins pass too). */
+/** Whether the user may act with `role` in the publisher (admins always may). */
+export async function holdsRole(db: Store, user: UserRow | undefined, publisherId: string, role: PublisherRole): Promise<boolean> {
+  if (!user) return false
+  if (user.is_admin === 1) return true
+  const membership = await findMembership(db, publisherId, user.id)
+  return membership !== undefined && (role === 'member' || membership.role === 'owner')
+}
+
+/** The publisher, when the active caller may act in it with `role`; a banned publisher refuses every such write. */
 export async function requireRole(
   db: Store,
   actor: Actor,
   publisherId: string,
-  roles: readonly ('owner' | 'member')[],
+  role: PublisherRole,
 ): Promise<{ user: UserRow; publisher: PublisherRow }> {
   const user = requireActiveUser(actor)
   const publisher = await requirePublisher(db, publisherId)
-  const membership = await findMembership(db, publisherId, user.id)
-  if (!user.is_admin && (!membership || !roles.includes(membership.role))) throw permissionDenied()
-  if (publisher.status === 'banned') throw forbidden('user/publisher is banned', 'publisher_banned')
+  if (!(await holdsRole(db, user, publisherId, role))) throw permissionDenied()
+  if (publisher.status === 'banned') throw publisherBanned()
   return { user, publisher }
 }
-
-export const isMember = async (db: Store, publisherId: string, user: UserRow | undefined) =>
-  user !== undefined && (await findMembership(db, publisherId, user.id)) !== undefined

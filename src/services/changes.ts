@@ -1,16 +1,86 @@
 /**
- * The one way services announce a committed write: the search index and the JSON caches follow before the
- * write answers. The caches move on only after the index did, so that nothing rendered from the old index
- * state can be kept as current.
+ * The one way services write. `commitWrite` runs the work in one transaction, appends what it touched to the
+ * change feed and its audit entries in that same transaction, and after the commit brings the search index
+ * and the JSON caches up to date before the write answers. The caches move on only after the index did, so
+ * that nothing rendered from the old index state can be kept as current.
  */
-import type { Deps } from './deps'
+import type { Store } from '../store/db'
+import { appendChanges, insertAudit } from '../store/changes'
+import type { ChangeKind } from '../store/schema'
+import type { Actor } from './access'
+import { timestamp, type Deps } from './deps'
 
-export async function nodesChanged(deps: Pick<Deps, 'search' | 'nodeJson'>, ids: readonly string[]): Promise<void> {
-  await deps.search.nodesChanged(ids)
-  deps.nodeJson.nodesChanged(ids)
+export interface AuditEntry {
+  action: string
+  targetKind: string
+  targetId: string
+  before?: unknown
+  after?: unknown
 }
 
-export async function publishersChanged(deps: Pick<Deps, 'search' | 'nodeJson'>, ids: readonly string[]): Promise<void> {
-  await deps.search.publishersChanged(ids)
-  deps.nodeJson.publishersChanged()
+/** What a write's work gets: the transaction, and where it says what it changed. */
+export interface Write {
+  db: Store
+  now: string
+  /** The node's rendering changed (its fields, counters, latest version or publisher). */
+  node(id: string): void
+  /** The publisher changed; its name and members show inside its nodes too. */
+  publisher(id: string): void
+  /** The version changed; its node's rendering may too. */
+  version(id: string, nodeId: string): void
+  /** Records who did what, in the same transaction. Never pass a credential. */
+  audit(actor: Actor | undefined, entry: AuditEntry): void
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
+
+export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>): Promise<T> {
+  const now = timestamp(deps)
+  const nodes = new Set<string>()
+  const publishers = new Set<string>()
+  const versions = new Set<string>()
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const audits: Parameters<typeof insertAudit>[1][number][] = []
+    const w: Write = {
+      db: trx,
+      now,
+      node: (id) => nodes.add(id),
+      publisher: (id) => publishers.add(id),
+      version(id, nodeId) {
+        versions.add(id)
+        nodes.add(nodeId)
+      },
+      audit(actor, e) {
+        audits.push({
+          at: now,
+          actor_id: actor?.user?.id ?? null,
+          actor_address: actor?.address ?? '',
+          action: e.action,
+          target_kind: e.targetKind,
+          target_id: e.targetId,
+          before_json: json(e.before),
+          after_json: json(e.after),
+        })
+      },
+    }
+    const value = await work(w)
+    const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
+    await appendChanges(trx, [...touched('publisher', publishers), ...touched('node', nodes), ...touched('version', versions)], now)
+    await insertAudit(trx, audits)
+    return value
+  })
+  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers] })
+  return result
+}
+
+/** Brings the search index and the caches in step with committed changes (this instance's own, or, later, another's). */
+export async function applyChanges(deps: Pick<Deps, 'search' | 'nodeJson'>, changed: { nodes: string[]; publishers: string[] }) {
+  if (changed.nodes.length) {
+    await deps.search.nodesChanged(changed.nodes)
+    deps.nodeJson.nodesChanged(changed.nodes)
+  }
+  if (changed.publishers.length) {
+    await deps.search.publishersChanged(changed.publishers)
+    deps.nodeJson.publishersChanged()
+  }
 }

@@ -1,6 +1,6 @@
 /** What the services need, passed in whole by the app and in part by tests. */
 import type { ArchiveLimits } from '../archive/entries'
-import type { BlobStore } from '../blobs/disk'
+import type { BlobStore } from '../blobs/blob-store'
 import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'

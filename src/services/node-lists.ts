@@ -1,6 +1,6 @@
 /** Paged node lists: /nodes/search, /nodes and a publisher's nodes, all answered by the NodeSearch engine. */
 import type { NodePage } from '../domain/wire'
-import type { NodeQuery } from '../search/node-search'
+import type { NodeQuery } from '../domain/node-query'
 import { listNodesOfPublisher } from '../store/nodes'
 import { requirePublisher } from './access'
 import type { Deps } from './deps'

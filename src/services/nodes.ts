@@ -2,14 +2,14 @@
 import { UUID_PATTERN } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
-import { forbidden, nodeBanned, notFound } from '../errors'
+import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { countDownload, findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
-import { type Actor, requireRole } from './access'
-import { nodesChanged } from './changes'
-import { timestamp, type Deps } from './deps'
-import { pickLatest, sortVersionsDesc } from './latest'
+import { type Actor, holdsRole, requireRole } from './access'
+import { commitWrite } from './changes'
+import type { Deps } from './deps'
+import { sortVersionsDesc } from './latest'
 import { renderNodes, renderVersions, versionJson } from './views'
 
 /** A node that is neither unknown nor deleted; banned ones are refused with the upstream's 403. */
@@ -67,31 +67,49 @@ export async function getHostNodeOwner(deps: Deps, name: string): Promise<NodeJs
   return getNode(deps, id)
 }
 
-/** The version to install (latest installable when none is named), counting one download. */
-export async function installNode(deps: Deps, id: string, version?: string): Promise<VersionJson> {
+/**
+ * Whether a version's archive may be handed out: banned never; flagged (the archive check or an admin found
+ * a problem) only to the publisher's members and admins, who need to see what was wrong.
+ */
+export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, node: NodeRow, row: VersionRow): Promise<void> {
+  if (row.status === 'banned') throw forbidden(`version ${row.version} of node "${node.id}" is banned`, 'version_banned')
+  const activeUser = actor?.user?.status === 'active' ? actor.user : undefined
+  if (row.status === 'flagged' && !(await holdsRole(deps.db, activeUser, node.publisher_id, 'member'))) {
+    const reason = row.status_reason ? `: ${row.status_reason}` : ''
+    throw forbidden(`version ${row.version} of node "${node.id}" is flagged${reason}`, 'version_flagged')
+  }
+}
+
+/** The highest active version that has an archive: what installers get when they name no version. */
+async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow | undefined> {
+  const versions = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, ['active']))
+  const archived = new Set(
+    (
+      await listArchives(
+        deps.db,
+        versions.map((v) => v.id),
+      )
+    ).map((a) => a.version_id),
+  )
+  return versions.find((v) => archived.has(v.id))
+}
+
+/** The version to install (the latest installable when none is named), counting one download. */
+export async function installNode(deps: Deps, actor: Actor, id: string, version?: string): Promise<VersionJson> {
   const node = await requireNode(deps, id)
   let row: VersionRow | undefined
   if (version) {
     row = await requireVersion(deps, node, version)
-    if (row.status === 'banned') throw forbidden(`version ${row.version} of node "${node.id}" is banned`, 'version_banned')
-    if (!(await listArchives(deps.db, [row.id])).length) {
-      throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
-    }
+    await checkArchiveAccess(deps, actor, node, row)
+    if (!(await listArchives(deps.db, [row.id])).length) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
   } else {
-    const versions = await listVersionsOfNode(deps.db, node.id, DEFAULT_STATUSES)
-    const archived = new Set(
-      (
-        await listArchives(
-          deps.db,
-          versions.map((v) => v.id),
-        )
-      ).map((a) => a.version_id),
-    )
-    row = pickLatest(versions.filter((v) => archived.has(v.id)))
+    row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
-  await countDownload(deps.db, node.id)
-  await nodesChanged(deps, [node.id])
+  await commitWrite(deps, async (w) => {
+    await countDownload(w.db, node.id)
+    w.node(node.id)
+  })
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 
@@ -101,24 +119,23 @@ export async function updateNodeVersion(
   path: { publisherId: string; nodeId: string; versionId: string },
   changes: { changelog?: string; deprecated?: boolean },
 ): Promise<VersionJson> {
-  await requireRole(deps.db, actor, path.publisherId, ['owner', 'member'])
+  await requireRole(deps.db, actor, path.publisherId, 'member')
   const missing = () => notFound(`version "${path.versionId}" of node "${path.nodeId}" not found`)
   const node = await findNode(deps.db, path.nodeId)
   if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw missing()
   if (node.status === 'banned') throw nodeBanned()
   const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
   if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
-  await updateVersion(
-    deps.db,
-    row.id,
-    {
+  const updated = await commitWrite(deps, async (w) => {
+    const edits = {
       ...(changes.changelog !== undefined && { changelog: changes.changelog }),
       ...(changes.deprecated !== undefined && { deprecated: changes.deprecated ? 1 : 0 }),
-    },
-    timestamp(deps),
-  )
-  await nodesChanged(deps, [node.id])
-  const [json] = await renderVersions(deps.db, node, [(await findVersionById(deps.db, row.id))!], { publicUrl: deps.settings.publicUrl })
+    }
+    await updateVersion(w.db, row.id, edits, w.now)
+    w.version(row.id, node.id)
+    return (await findVersionById(w.db, row.id))!
+  })
+  const [json] = await renderVersions(deps.db, node, [updated], { publicUrl: deps.settings.publicUrl })
   return json!
 }
 
@@ -135,8 +152,12 @@ export async function bulkVersions(deps: Deps, items: { node_id: string; version
       try {
         return { identifier, status: 'success', node_version: await getNodeVersion(deps, identifier.node_id, identifier.version) }
       } catch (err) {
-        const status = (err as { status?: number }).status === 404 ? 'not_found' : 'error'
-        return { identifier, status, error_message: err instanceof Error ? err.message : 'lookup failed' }
+        // Only our own errors explain themselves; anything else is a fault, logged and never shown.
+        if (!(err instanceof AppError)) {
+          deps.log.error('bulk.lookup_failed', { node: identifier.node_id, error: (err as Error).message })
+          return { identifier, status: 'error', error_message: 'lookup failed' }
+        }
+        return { identifier, status: err.status === 404 ? 'not_found' : 'error', error_message: err.message }
       }
     }),
   )

@@ -3,14 +3,14 @@ import { newId, nodeIdProblem } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import { archivePath } from '../domain/urls'
 import type { VersionJson } from '../domain/wire'
-import { badRequest, conflict, nodeBanned, permissionDenied, unauthorized, invalidPublisherToken } from '../errors'
+import { badRequest, conflict, nodeBanned, permissionDenied, invalidPublisherToken, unauthorized } from '../errors'
 import { isUniqueViolation } from '../store/db'
 import { findNode, insertNode, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow, PublisherRow } from '../store/schema'
 import { findVersion, insertVersion } from '../store/versions'
-import { type Actor, isMember, requirePublisher } from './access'
-import { nodesChanged } from './changes'
-import { timestamp, type Deps } from './deps'
+import { type Actor, holdsRole, requireActiveUser, requirePublisher } from './access'
+import { commitWrite } from './changes'
+import type { Deps } from './deps'
 import { refreshLatest } from './latest'
 import { publisherTokenValid } from './publisher-tokens'
 import { versionJson } from './views'
@@ -39,8 +39,10 @@ async function checkCredential(deps: Deps, actor: Actor, publisher: PublisherRow
     if (!(await publisherTokenValid(deps, publisher.id, token))) throw invalidPublisherToken()
     return
   }
-  if (!actor.user) throw unauthorized('Send a personal_access_token of the publisher, or Authorization: Bearer <token>')
-  if (actor.user.status === 'banned' || !(await isMember(deps.db, publisher.id, actor.user))) throw permissionDenied()
+  if (!actor.user)
+    throw unauthorized(actor.credentialProblem ?? 'Send a personal_access_token of the publisher, or Authorization: Bearer <token>')
+  const user = requireActiveUser(actor)
+  if (!(await holdsRole(deps.db, user, publisher.id, 'member'))) throw permissionDenied()
 }
 
 /** The existing node, after the checks a publish to it must pass. */
@@ -74,14 +76,14 @@ export async function publishVersion(
     if (problem) throw badRequest(problem, 'invalid_node_id')
   }
 
-  const now = timestamp(deps)
   const versionId = newId()
   const fields = input.node ?? {}
   const v = input.version
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await commitWrite(deps, async ({ db: trx, now, node, version: versionChanged }) => {
       if (existing) await updateNodeFields(trx, existing.id, fields, now)
       else await insertNode(trx, { id: input.nodeId, publisherId: publisher.id, fields, now })
+      node(input.nodeId)
       if (await findVersion(trx, input.nodeId, version)) throw conflict('The node version already exists', 'version_exists')
       await insertVersion(trx, {
         id: versionId,
@@ -100,6 +102,7 @@ export async function publishVersion(
         updated_at: now,
       })
       await refreshLatest(trx, input.nodeId, now)
+      versionChanged(versionId, input.nodeId)
     })
   } catch (err) {
     if (isUniqueViolation(err))
@@ -109,7 +112,6 @@ export async function publishVersion(
       )
     throw err
   }
-  await nodesChanged(deps, [input.nodeId])
 
   const path = archivePath(publisher.id, input.nodeId, version)
   const expires = Math.floor(deps.now().getTime() / 1000) + deps.settings.uploadUrlTtlSeconds

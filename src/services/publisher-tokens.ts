@@ -3,7 +3,8 @@ import { hashToken, maskToken, newId, newSecretToken } from '../domain/ids'
 import { badRequest, notFound } from '../errors'
 import { deletePublisherToken, insertPublisherToken, listPublisherTokens, publisherTokenMatches } from '../store/publisher-tokens'
 import { type Actor, requireRole } from './access'
-import { timestamp, type Deps } from './deps'
+import { commitWrite } from './changes'
+import type { Deps } from './deps'
 
 export async function createPublisherToken(
   deps: Deps,
@@ -11,23 +12,28 @@ export async function createPublisherToken(
   publisherId: string,
   input: { name?: string; description?: string },
 ): Promise<{ token: string }> {
-  await requireRole(deps.db, actor, publisherId, ['owner'])
-  if (!input.name?.trim()) throw badRequest('name: a token name is required')
+  await requireRole(deps.db, actor, publisherId, 'owner')
+  const name = input.name?.trim()
+  if (!name) throw badRequest('name: a token name is required')
   const token = newSecretToken()
-  await insertPublisherToken(deps.db, {
-    id: newId(),
-    publisher_id: publisherId,
-    name: input.name.trim(),
-    description: input.description ?? '',
-    token_hash: hashToken(token),
-    token_prefix: token.slice(0, 4),
-    created_at: timestamp(deps),
+  const id = newId()
+  await commitWrite(deps, async (w) => {
+    await insertPublisherToken(w.db, {
+      id,
+      publisher_id: publisherId,
+      name,
+      description: input.description ?? '',
+      token_hash: hashToken(token),
+      token_prefix: token.slice(0, 4),
+      created_at: w.now,
+    })
+    w.audit(actor, { action: 'publisher_token.create', targetKind: 'publisher', targetId: publisherId, after: { id, name } })
   })
   return { token }
 }
 
 export async function listTokens(deps: Deps, actor: Actor, publisherId: string) {
-  await requireRole(deps.db, actor, publisherId, ['owner'])
+  await requireRole(deps.db, actor, publisherId, 'owner')
   const rows = await listPublisherTokens(deps.db, publisherId)
   return rows.map((t) => ({
     id: t.id,
@@ -39,8 +45,12 @@ export async function listTokens(deps: Deps, actor: Actor, publisherId: string) 
 }
 
 export async function deleteToken(deps: Deps, actor: Actor, publisherId: string, tokenId: string) {
-  await requireRole(deps.db, actor, publisherId, ['owner'])
-  if (!(await deletePublisherToken(deps.db, publisherId, tokenId))) throw notFound(`token "${tokenId}" not found`)
+  await requireRole(deps.db, actor, publisherId, 'owner')
+  await commitWrite(deps, async (w) => {
+    // Scoped to the publisher of the path: another publisher's token id is simply not found here.
+    if (!(await deletePublisherToken(w.db, publisherId, tokenId))) throw notFound(`token "${tokenId}" not found`)
+    w.audit(actor, { action: 'publisher_token.delete', targetKind: 'publisher', targetId: publisherId, before: { id: tokenId } })
+  })
 }
 
 export const publisherTokenValid = (deps: Deps, publisherId: string, token: string) =>

@@ -2,6 +2,7 @@
 import { PUBLISHER_ID_MAX, PUBLISHER_ID_MESSAGE, PUBLISHER_ID_PATTERN } from '../domain/ids'
 import type { PublisherJson } from '../domain/wire'
 import { badRequest, conflict, forbidden } from '../errors'
+import { isUniqueViolation } from '../store/db'
 import {
   countPublishersOfUser,
   findPublisher,
@@ -13,8 +14,8 @@ import {
   type PublisherChanges,
 } from '../store/publishers'
 import { type Actor, requireActiveUser, requirePublisher, requireRole } from './access'
-import { publishersChanged } from './changes'
-import { timestamp, type Deps } from './deps'
+import { commitWrite } from './changes'
+import type { Deps } from './deps'
 import { renderPublishers } from './views'
 
 export type PublisherInput = PublisherChanges & { id?: string }
@@ -38,33 +39,43 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
     throw forbidden('User has reached the maximum number of publishers.', 'publisher_limit')
   }
   if (await findPublisher(deps.db, id)) throw conflict('Publisher ID already exists.', 'publisher_exists')
-  const now = timestamp(deps)
-  await deps.db.transaction().execute(async (trx) => {
-    await insertPublisher(trx, {
-      id,
-      name: input.name!.trim(),
-      description: input.description ?? '',
-      website: input.website ?? '',
-      support: input.support ?? '',
-      source_code_repo: input.source_code_repo ?? '',
-      logo: input.logo ?? '',
-      status: 'active',
-      created_at: now,
-      updated_at: now,
+  try {
+    await commitWrite(deps, async (w) => {
+      const now = w.now
+      await insertPublisher(w.db, {
+        id,
+        name: input.name!.trim(),
+        description: input.description ?? '',
+        website: input.website ?? '',
+        support: input.support ?? '',
+        source_code_repo: input.source_code_repo ?? '',
+        logo: input.logo ?? '',
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      await insertMember(w.db, { publisher_id: id, user_id: user.id, role: 'owner', created_at: now })
+      w.publisher(id)
+      w.audit(actor, { action: 'publisher.create', targetKind: 'publisher', targetId: id })
     })
-    await insertMember(trx, { publisher_id: id, user_id: user.id, role: 'owner', created_at: now })
-  })
+  } catch (err) {
+    // Two creations of one id at once: the database lets one win.
+    if (isUniqueViolation(err)) throw conflict('Publisher ID already exists.', 'publisher_exists')
+    throw err
+  }
   return getPublisher(deps, actor, id)
 }
 
 export async function updatePublisherFields(deps: Deps, actor: Actor, id: string, input: PublisherInput) {
-  await requireRole(deps.db, actor, id, ['owner'])
+  await requireRole(deps.db, actor, id, 'owner')
   const { name, description, website, support, source_code_repo, logo } = input
   const changes = { name, description, website, support, source_code_repo, logo }
   for (const key of Object.keys(changes) as (keyof typeof changes)[]) if (changes[key] === undefined) delete changes[key]
   if (changes.name !== undefined && !changes.name.trim()) throw badRequest('name: must not be empty')
-  await updatePublisher(deps.db, id, changes, timestamp(deps))
-  await publishersChanged(deps, [id])
+  await commitWrite(deps, async (w) => {
+    await updatePublisher(w.db, id, changes, w.now)
+    w.publisher(id)
+  })
   return getPublisher(deps, actor, id)
 }
 

@@ -1,6 +1,7 @@
-/** A fixed-window counter per key (client address), held in memory. */
+/** A fixed-window counter per key (client address, user), held in memory. */
 
-export type RateLimiter = (key: string, nowMs: number) => boolean
+/** Admits one event for `key`: 0 when admitted, else the milliseconds until the key's window resets. */
+export type RateLimiter = (key: string, nowMs: number) => number
 
 export function createRateLimiter(limit: number, windowMs: number): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>()
@@ -9,8 +10,8 @@ export function createRateLimiter(limit: number, windowMs: number): RateLimiter 
     if (!w || nowMs - w.start >= windowMs) {
       if (windows.size > 10_000) windows.clear()
       windows.set(key, { start: nowMs, count: 1 })
-      return true
+      return 0
     }
-    return ++w.count <= limit
+    return ++w.count <= limit ? 0 : w.start + windowMs - nowMs
   }
 }

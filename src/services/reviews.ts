@@ -2,19 +2,24 @@
 import type { NodeJson } from '../domain/wire'
 import { tooManyRequests, unauthorized } from '../errors'
 import { putReview } from '../store/reviews'
-import type { Actor } from './access'
-import { nodesChanged } from './changes'
-import { timestamp, type Deps } from './deps'
+import { type Actor, requireActiveUser } from './access'
+import { commitWrite } from './changes'
+import type { Deps } from './deps'
 import { renderNode, requireNode } from './nodes'
 
 export async function addReview(deps: Deps, actor: Actor, nodeId: string, star: number): Promise<NodeJson> {
   const node = await requireNode(deps, nodeId, { allowBanned: true })
-  if (!actor.user && deps.settings.requireReviewAuth) throw unauthorized('Reviews need Authorization: Bearer <token> here')
-  if (!actor.user && !deps.reviewLimiter(actor.address, deps.now().getTime())) {
-    throw tooManyRequests('Too many reviews from this address; try again later')
+  // A credential that was sent must be good, and its user not banned; no credential is an anonymous review.
+  if (actor.user || actor.credentialProblem) requireActiveUser(actor)
+  else if (deps.settings.requireReviewAuth) throw unauthorized('Reviews need Authorization: Bearer <token> here')
+  else {
+    const waitMs = deps.reviewLimiter(actor.address, deps.now().getTime())
+    if (waitMs > 0) throw tooManyRequests('Too many reviews from this address; try again later', waitMs / 1000)
   }
   const reviewer = actor.user ? `user:${actor.user.id}` : `addr:${actor.address}`
-  await deps.db.transaction().execute((trx) => putReview(trx, { nodeId: node.id, reviewer, star, now: timestamp(deps) }))
-  await nodesChanged(deps, [node.id])
+  await commitWrite(deps, async (w) => {
+    await putReview(w.db, { nodeId: node.id, reviewer, star, now: w.now })
+    w.node(node.id)
+  })
   return renderNode(deps, await requireNode(deps, node.id, { allowBanned: true }))
 }

@@ -1,13 +1,19 @@
-/** The signed PUT of an archive: verify the URL, stream to disk, check the archive, then commit its rows. */
+/**
+ * The signed PUT of an archive: verify the URL, claim the version (single use from the first byte), stage
+ * the bytes, inspect them off the event loop, then make them visible and commit the rows together.
+ */
 import { inspectArchive } from '../archive/inspect'
+import type { StagedBlob } from '../blobs/blob-store'
 import { mediaType } from '../blobs/signing'
 import { normalizeSemver } from '../domain/semver'
 import type { VersionJson } from '../domain/wire'
-import { conflict, forbidden, notFound, payloadTooLarge } from '../errors'
-import { isUniqueViolation } from '../store/db'
+import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../errors'
 import { findNode } from '../store/nodes'
-import { findArchive, findVersion, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
-import { nodesChanged } from './changes'
+import { findPublisher } from '../store/publishers'
+import type { NodeRow, VersionRow } from '../store/schema'
+import { claimUpload, releaseUpload } from '../store/uploads'
+import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
+import { commitWrite } from './changes'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { versionJson } from './views'
@@ -41,6 +47,15 @@ function verifySignedUrl(deps: Deps, req: UploadRequest): void {
   if (expires * 1000 < deps.now().getTime()) throw forbidden('this signed URL has expired', 'signature_expired')
 }
 
+/** A ban of the node or its publisher, also one that came after the URL was issued, refuses the upload. */
+async function checkNotBanned(db: Deps['db'], node: NodeRow): Promise<void> {
+  const current = await findNode(db, node.id)
+  if (!current || current.status === 'banned' || (await findPublisher(db, current.publisher_id))?.status === 'banned') throw nodeBanned()
+}
+
+const alreadyUploaded = (version: string) =>
+  conflict(`an archive for version ${version} was already uploaded through this signed URL`, 'archive_exists')
+
 export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<VersionJson> {
   verifySignedUrl(deps, req)
   const max = deps.settings.maxUploadBytes
@@ -49,39 +64,51 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   }
   const node = await findNode(deps.db, req.nodeId)
   const version = node && (await findVersion(deps.db, node.id, normalizeSemver(req.version) ?? req.version))
-  if (!node || !version) throw notFound(`version ${req.version} of node "${req.nodeId}" not found`)
-  const alreadyUploaded = () => conflict(`an archive for version ${version.version} was already uploaded`, 'archive_exists')
-  if (await findArchive(deps.db, version.id)) throw alreadyUploaded()
-
-  const blob = await deps.blobs.put(req.body ?? new Blob([]).stream(), max)
-  const inspection = await inspectArchive(blob.path, deps.settings.archiveLimits)
-  const now = timestamp(deps)
+  if (!node || !version || version.status === 'deleted') throw notFound(`version ${req.version} of node "${req.nodeId}" not found`)
+  await checkNotBanned(deps.db, node)
+  if (await findArchive(deps.db, version.id)) throw alreadyUploaded(version.version)
+  // Refused at once, before a byte of the body is read: the first PUT holds the version until it ends.
+  if (!(await claimUpload(deps.db, version.id, timestamp(deps)))) {
+    throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
+  }
+  let staged: StagedBlob | undefined
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      const format = inspection.format ?? 'zip'
-      await insertArchive(trx, { version_id: version.id, sha256: blob.sha256, size_bytes: blob.size, format, created_at: now })
-      if (inspection.ok) await insertHostNodes(trx, version.id, inspection.hostNodes)
-      // An admin may have moderated the version meanwhile; only a pending version moves on.
-      const status =
-        version.status !== 'pending' ? version.status : !inspection.ok ? 'flagged' : deps.settings.autoApprove ? 'active' : 'pending'
-      await updateVersion(
-        trx,
-        version.id,
-        {
-          status,
-          status_reason: inspection.ok ? version.status_reason : `invalid archive: ${inspection.reason}`,
-          host_node_extract_status: inspection.ok ? 'success' : 'failed',
-        },
-        now,
-      )
-      await refreshLatest(trx, node.id, now)
-    })
+    staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
+    const stored = await storeArchive(deps, node, version, staged)
+    deps.log.info('archive.stored', { node: node.id, version: version.version, bytes: staged.size, status: stored.status })
+    return versionJson(stored, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   } catch (err) {
-    if (isUniqueViolation(err)) throw alreadyUploaded()
+    // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
+    await staged?.discard()
+    await releaseUpload(deps.db, version.id)
     throw err
   }
-  await nodesChanged(deps, [node.id])
-  deps.log.info('archive.stored', { node: node.id, version: version.version, bytes: blob.size, valid: inspection.ok })
-  const updated = await findVersion(deps.db, node.id, version.version)
-  return versionJson(updated!, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
+}
+
+async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, staged: StagedBlob): Promise<VersionRow> {
+  const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
+  await staged.commit() // durable and visible under its hash before any row points at it
+  return commitWrite(deps, async (w) => {
+    await checkNotBanned(w.db, node)
+    const current = (await findVersionById(w.db, version.id))!
+    const format = inspection.format ?? 'zip'
+    await insertArchive(w.db, { version_id: version.id, sha256: staged.sha256, size_bytes: staged.size, format, created_at: w.now })
+    if (inspection.ok) await insertHostNodes(w.db, version.id, inspection.hostNodes)
+    // An admin may have moderated the version meanwhile; only a pending version moves on.
+    const status =
+      current.status !== 'pending' ? current.status : !inspection.ok ? 'flagged' : deps.settings.autoApprove ? 'active' : 'pending'
+    await updateVersion(
+      w.db,
+      version.id,
+      {
+        status,
+        status_reason: inspection.ok ? current.status_reason : `invalid archive: ${inspection.reason}`,
+        host_node_extract_status: inspection.ok ? 'success' : 'failed',
+      },
+      w.now,
+    )
+    await refreshLatest(w.db, node.id, w.now)
+    w.version(version.id, node.id)
+    return (await findVersionById(w.db, version.id))!
+  })
 }

@@ -39,6 +39,9 @@ export function versionJson(
     supported_hostui_frontend_version: v.supported_hostui_frontend_version,
     tags: list(v.tags_json),
     tags_admin: list(v.tags_admin_json),
+    comfy_node_extract_status: v.host_node_extract_status,
+    supported_comfyui_version: v.supported_hostui_version,
+    supported_comfyui_frontend_version: v.supported_hostui_frontend_version,
   }
 }
 
@@ -122,6 +125,10 @@ export function nodeJson(n: NodeRow): NodeJson {
     preempted_host_node_names: list(n.preempted_host_node_names_json),
     translations: JSON.parse(n.translations_json) as Record<string, unknown>,
     created_at: n.created_at,
+    github_stars: n.repohost_stars,
+    supported_comfyui_version: n.supported_hostui_version,
+    supported_comfyui_frontend_version: n.supported_hostui_frontend_version,
+    preempted_comfy_node_names: list(n.preempted_host_node_names_json),
   }
 }
 

@@ -1,7 +1,7 @@
 /** Answers a NodeQuery with SQL alone: portable LIKE matching, used until (and whenever) no index is ready. */
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
-import type { NodeQuery } from '../search/node-search'
+import type { NodeQuery } from '../domain/node-query'
 import type { Store } from './db'
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)

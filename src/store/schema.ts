@@ -127,6 +127,39 @@ export interface ReviewTable {
   updated_at: string
 }
 
+export interface RegistryInstanceTable {
+  id: number
+  instance_id: string
+  last_serial: number
+  created_at: string
+}
+
+export type ChangeKind = 'publisher' | 'node' | 'version'
+
+export interface ChangeTable {
+  serial: number
+  kind: ChangeKind
+  entity_id: string
+  changed_at: string
+}
+
+export interface AuditLogTable {
+  id: Generated<number>
+  at: string
+  actor_id: string | null
+  actor_address: string
+  action: string
+  target_kind: string
+  target_id: string
+  before_json: string | null
+  after_json: string | null
+}
+
+export interface UploadClaimTable {
+  version_id: string
+  claimed_at: string
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -138,6 +171,10 @@ export interface DB {
   archives: ArchiveTable
   host_nodes: HostNodeTable
   reviews: ReviewTable
+  registry_instance: RegistryInstanceTable
+  changes: ChangeTable
+  audit_log: AuditLogTable
+  upload_claims: UploadClaimTable
 }
 
 export type UserRow = Selectable<UserTable>
@@ -149,3 +186,5 @@ export type NewNodeRow = Insertable<NodeTable>
 export type VersionRow = Selectable<NodeVersionTable>
 export type NewVersionRow = Insertable<NodeVersionTable>
 export type ArchiveRow = Selectable<ArchiveTable>
+export type ChangeRow = Selectable<ChangeTable>
+export type AuditRow = Selectable<AuditLogTable>

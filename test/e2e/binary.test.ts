@@ -138,6 +138,29 @@ describe('the compiled binary', () => {
     expect(await server.stop()).toBe(0)
   })
 
+  test('the data directory and its files are readable by their owner only', async () => {
+    const { statSync } = await import('node:fs')
+    expect(statSync(data).mode & 0o777).toBe(0o700)
+    for (const file of ['registry.db', 'signing.key']) expect(statSync(join(data, file)).mode & 0o777).toBe(0o600)
+  })
+
+  test('a data directory written by a newer executable is refused with a clear message, and left as it was', async () => {
+    const { Database } = await import('bun:sqlite')
+    const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-newer-'))
+    try {
+      expect(Bun.spawnSync([BIN, 'users', 'create', '--id', 'x', '--email', 'x@x', '--name', 'X', '--data', dir]).exitCode).toBe(0)
+      const db = new Database(join(dir, 'registry.db'))
+      db.run('pragma user_version = 999')
+      db.close()
+      const run = Bun.spawnSync([BIN, 'serve', '--port', '0', '--data', dir])
+      expect(run.exitCode).toBe(1)
+      expect(run.stderr.toString()).toContain('schema version 999, written by a newer registry-mirror')
+      expect(new Database(join(dir, 'registry.db')).query('pragma user_version').get()).toEqual({ user_version: 999 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('SIGTERM lets an upload in flight finish, then exits 0', async () => {
     const server = await start()
     const res = await fetch(

@@ -203,6 +203,9 @@ describe('archive checks end to end', () => {
     await upload(t, res.body.signedUrl, makeZip([{ name: '../evil', data: 'x' }]))
     const node = (await t.call('GET', '/nodes/pack')).body
     expect(node.latest_version.status).toBe('NodeVersionStatusFlagged')
+    expect((await t.call('GET', '/nodes/pack/install')).status).toBe(404)
+    expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).body.error).toBe('version_flagged')
+    expect((await t.call('GET', '/archives/acme/pack/1.0.0/node.zip')).status).toBe(403)
   })
 })
 

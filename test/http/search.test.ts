@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
-import { nodesChanged } from '../../src/services/changes'
+import { applyChanges } from '../../src/services/changes'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
 import { realNodes, seedNodes, type SeedNode } from '../support/seed'
 
@@ -12,10 +12,7 @@ afterEach(() => t.cleanup())
 async function appWith(nodes: SeedNode[], engine: 'index' | 'store' = 'index') {
   t = await makeTestApp({ engine })
   await seedNodes(t.deps.db, nodes)
-  await nodesChanged(
-    t.deps,
-    nodes.map((n) => n.id),
-  )
+  await applyChanges(t.deps, { nodes: nodes.map((n) => n.id), publishers: [] })
   return t
 }
 
@@ -319,7 +316,7 @@ describe('the index follows every write at once', () => {
     ])
     await t.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'a').execute()
     await t.deps.db.updateTable('nodes').set({ status: 'deleted' }).where('id', '=', 'b').execute()
-    await nodesChanged(t.deps, ['a', 'b'])
+    await applyChanges(t.deps, { nodes: ['a', 'b'], publishers: [] })
     expect((await search('search=sprocket')).total).toBe(0)
     expect(ids(await search('search=sprocket&include_banned=true'))).toEqual(['a'])
     expect((await t.call('GET', '/ready')).body.search).toMatchObject({ indexed: 1, stored: 1 })

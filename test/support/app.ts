@@ -38,7 +38,7 @@ export async function makeTestApp(
   overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const db = openStore(':memory:')
+  const db = await openStore(':memory:')
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../../src/blobs/disk'
 import { tempDirs } from '../support/tmp'
@@ -8,24 +8,44 @@ const dirs = tempDirs('blobs')
 const tmp = dirs.make
 afterEach(dirs.cleanup)
 
+const sha = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex')
+
 describe('createDiskBlobStore', () => {
-  test('stores content-addressed bytes and finds them again', async () => {
+  test('stages, commits, then serves the bytes by SHA-256 with ranges', async () => {
     const blobs = createDiskBlobStore(tmp())
-    const stored = await blobs.put(new Blob(['hello']).stream(), 100)
-    expect(stored.sha256).toBe(new Bun.CryptoHasher('sha256').update('hello').digest('hex'))
-    expect(await Bun.file((await blobs.locate(stored.sha256))!).text()).toBe('hello')
-    expect(await blobs.locate('0'.repeat(64))).toBeUndefined()
-    expect(await blobs.locate('../../etc/passwd')).toBeUndefined()
+    const staged = await blobs.stage(new Blob(['hello world']).stream(), 100)
+    expect(staged.sha256).toBe(sha('hello world'))
+    expect(staged.size).toBe(11)
+    expect(await blobs.open(staged.sha256)).toBeUndefined() // not visible before commit
+    await staged.commit()
+    const blob = (await blobs.open(staged.sha256))!
+    expect(blob.size).toBe(11)
+    expect(await blob.slice(6, 11).text()).toBe('world')
+    expect(await blobs.open('0'.repeat(64))).toBeUndefined()
+    expect(await blobs.open('../../etc/passwd')).toBeUndefined()
+    const listed: string[] = []
+    for await (const s of blobs.list()) listed.push(s)
+    expect(listed).toEqual([staged.sha256])
+    await blobs.delete(staged.sha256)
+    expect(await blobs.open(staged.sha256)).toBeUndefined()
+  })
+
+  test('a discarded stage leaves nothing behind', async () => {
+    const dir = tmp()
+    const blobs = createDiskBlobStore(dir)
+    const staged = await blobs.stage(new Blob(['x']).stream(), 100)
+    await staged.discard()
+    expect([...new Bun.Glob('**/*').scanSync(dir)]).toEqual([])
   })
 
   test('refuses bytes past the limit and leaves nothing behind', async () => {
     const dir = tmp()
     const blobs = createDiskBlobStore(dir)
-    await expect(blobs.put(new Blob(['x'.repeat(101)]).stream(), 100)).rejects.toMatchObject({ status: 413 })
+    await expect(blobs.stage(new Blob(['x'.repeat(101)]).stream(), 100)).rejects.toMatchObject({ status: 413 })
     expect([...new Bun.Glob('**/*').scanSync(dir)]).toEqual([])
   })
 
-  test('sweeps upload leftovers older than an hour when it opens', () => {
+  test('sweeps staging leftovers older than the given age, and only those', async () => {
     const dir = tmp()
     mkdirSync(join(dir, 'tmp'))
     const stale = join(dir, 'tmp', 'old.part')
@@ -34,8 +54,18 @@ describe('createDiskBlobStore', () => {
     writeFileSync(fresh, 'x')
     const twoHoursAgo = (Date.now() - 2 * 3600_000) / 1000
     utimesSync(stale, twoHoursAgo, twoHoursAgo)
-    createDiskBlobStore(dir)
+    expect(await createDiskBlobStore(dir).sweep(3600_000)).toBe(1)
     expect(existsSync(stale)).toBe(false)
     expect(existsSync(fresh)).toBe(true)
+  })
+
+  test('directories are 0700 and stored files 0600', async () => {
+    const dir = tmp()
+    const blobs = createDiskBlobStore(dir)
+    const staged = await blobs.stage(new Blob(['secret']).stream(), 100)
+    expect(statSync(staged.localPath).mode & 0o777).toBe(0o600)
+    await staged.commit()
+    expect(statSync(join(dir, 'blobs')).mode & 0o777).toBe(0o700)
+    expect(statSync(join(dir, 'blobs', staged.sha256.slice(0, 2))).mode & 0o777).toBe(0o700)
   })
 })

@@ -1,0 +1,31 @@
+/** The seam every archive storage plugs into (local disk now, object storage later): bytes by SHA-256, as streams and ranges. */
+
+/** Bytes received and hashed, not yet visible: inspected, then committed or discarded. */
+export interface StagedBlob {
+  sha256: string
+  size: number
+  /**
+   * A local file holding the bytes until commit() or discard(), for the archive inspection only (it reads
+   * zip central directories by offset in a worker thread); nothing else uses it.
+   */
+  localPath: string
+  /** Makes the bytes durable and visible under their SHA-256 (idempotent when they are already stored). */
+  commit(): Promise<void>
+  discard(): Promise<void>
+}
+
+export interface BlobStore {
+  /** Streams `body` to a staging file, hashing on the way; throws 413 past `maxBytes` and leaves nothing behind. */
+  stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob>
+  /** The stored bytes as a Blob (`size`, `slice(start, end)` for ranges, `stream()`), or undefined when missing. */
+  open(sha256: string): Promise<Blob | undefined>
+  delete(sha256: string): Promise<void>
+  /** The SHA-256 of every stored blob. */
+  list(): AsyncIterable<string>
+  /** Removes staging leftovers (a process killed mid-upload) older than `maxAgeMs`; returns how many. */
+  sweep(maxAgeMs: number): Promise<number>
+  /** Whether the store accepts writes (for /ready). */
+  check(): Promise<boolean>
+}
+
+export const isSha256 = (s: string) => /^[0-9a-f]{64}$/.test(s)

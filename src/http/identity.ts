@@ -1,0 +1,36 @@
+/** Who is calling: resolved once per request by the route groups that need it, read by handlers as c.var.actor. */
+import type { Context, MiddlewareHandler } from 'hono'
+import { getConnInfo } from 'hono/bun'
+import type { Actor } from '../services/access'
+import type { Deps } from '../services/deps'
+import { userForToken } from '../services/identity'
+
+export type Env = { Variables: { actor: Actor } }
+
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown'
+  } catch {
+    return 'unknown' // app.request() in tests has no socket
+  }
+}
+
+/**
+ * Never refuses: a missing, malformed or unknown bearer token leaves an anonymous caller (public reads answer
+ * it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
+ */
+export function identity(deps: Deps): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const address = clientAddress(c)
+    const header = c.req.header('authorization')
+    if (!header) {
+      c.set('actor', { address })
+      return next()
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    const user = m ? await userForToken(deps.db, m[1]!) : undefined
+    if (user) c.set('actor', { user, address })
+    else c.set('actor', { address, credentialProblem: m ? 'invalid auth token' : 'token is not in Bearer format' })
+    return next()
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Each route's contract in one object: who may call it, what it reads (query, JSON body) and what it answers.
+ * The object is the route's first middleware; handlers read their validated input through it, and /openapi is
+ * generated from the same objects (http/openapi.ts), so the document cannot drift from what is served.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import * as v from 'valibot'
+import { jsonBody, queryParams } from './validate'
+
+type Schema = v.GenericSchema<unknown, unknown>
+
+/** public: anyone; optional: a bearer token changes the answer; bearer: a user; admin: an admin; signed: the URL's signature. */
+export type Auth = 'public' | 'optional' | 'bearer' | 'admin' | 'signed'
+
+export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined> {
+  summary: string
+  tag: string
+  auth: Auth
+  query?: Q
+  body?: B
+  /** Bodies that are not JSON (archive and image uploads). */
+  bodyType?: string
+  /** The success body: a schema of the JSON, a media type for bytes, or nothing. */
+  response?: Schema | { mediaType: string }
+  status?: number
+  description?: string
+}
+
+export const SPEC = Symbol('route-spec')
+
+export type SpecifiedRoute<Q extends Schema | undefined, B extends Schema | undefined> = MiddlewareHandler & {
+  [SPEC]: RouteSpec<Q, B>
+  /** The validated query string (400 naming the parameter otherwise). */
+  query(c: Context): Q extends Schema ? v.InferOutput<Q> : never
+  /** The validated JSON body (400 for malformed JSON or a bad field, 415 for another media type). */
+  body(c: Context): Promise<B extends Schema ? v.InferOutput<B> : never>
+}
+
+export function route<Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  spec: RouteSpec<Q, B>,
+): SpecifiedRoute<Q, B> {
+  const middleware: MiddlewareHandler = async (_c, next) => next()
+  return Object.assign(middleware, {
+    [SPEC]: spec,
+    query: (c: Context) => queryParams(c, spec.query ?? v.object({})),
+    body: (c: Context) => jsonBody(c, spec.body ?? v.object({})),
+  }) as SpecifiedRoute<Q, B>
+}
+
+export const isSpecified = (handler: unknown): handler is { [SPEC]: RouteSpec } =>
+  typeof handler === 'function' && SPEC in (handler as object)

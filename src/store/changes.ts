@@ -1,0 +1,44 @@
+/** The change feed and the audit log: rows appended inside the transaction of the write they record. */
+import type { Store } from './db'
+import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
+import type { Insertable } from 'kysely'
+
+/** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
+export async function appendChanges(db: Store, entities: readonly { kind: ChangeKind; id: string }[], now: string): Promise<void> {
+  if (!entities.length) return
+  // Updating the one counter row locks it until commit, so serials follow commit order on every dialect.
+  const { last_serial } = await db
+    .updateTable('registry_instance')
+    .set((eb) => ({ last_serial: eb('last_serial', '+', entities.length) }))
+    .where('id', '=', 1)
+    .returning('last_serial')
+    .executeTakeFirstOrThrow()
+  const first = Number(last_serial) - entities.length + 1
+  await db
+    .insertInto('changes')
+    .values(entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now })))
+    .onConflict((oc) =>
+      oc
+        .columns(['kind', 'entity_id'])
+        .doUpdateSet((eb) => ({ serial: eb.ref('excluded.serial'), changed_at: eb.ref('excluded.changed_at') })),
+    )
+    .execute()
+}
+
+/** Entities changed after `since`, oldest change first. */
+export function listChanges(db: Store, since: number, limit: number): Promise<ChangeRow[]> {
+  return db.selectFrom('changes').selectAll().where('serial', '>', since).orderBy('serial').limit(limit).execute()
+}
+
+export async function feedPosition(db: Store): Promise<{ instanceId: string; lastSerial: number }> {
+  const row = await db.selectFrom('registry_instance').select(['instance_id', 'last_serial']).executeTakeFirstOrThrow()
+  return { instanceId: row.instance_id, lastSerial: Number(row.last_serial) }
+}
+
+export async function insertAudit(db: Store, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
+  if (rows.length)
+    await db
+      .insertInto('audit_log')
+      .values([...rows])
+      .execute()
+}

@@ -1,0 +1,224 @@
+/**
+ * Every write route (and every read that depends on who asks) against every kind of caller. Each cell is the
+ * status and, for refusals, the error code: breaking any single check turns a cell red.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { CALLERS, makeWorld, type Caller, type World } from '../support/permission-world'
+
+interface Route {
+  name: string
+  request(w: World, c: Caller): { method: string; path: string; body?: unknown }
+  expect: Record<Caller, string>
+}
+
+const NO_USER = { anonymous: '401 unauthorized', garbage: '401 unauthorized' }
+const BANNED_USER = '403 user_banned'
+const DENIED = '403 permission_denied'
+
+const ROUTES: Route[] = [
+  {
+    name: 'POST /publishers',
+    request: (_w, c) => ({ method: 'POST', path: '/publishers', body: { id: `new-${c.toLowerCase()}`, name: 'New' } }),
+    expect: {
+      ...NO_USER,
+      user: '201',
+      member: '201',
+      owner: '201',
+      otherOwner: '201',
+      admin: '201',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '201',
+    },
+  },
+  {
+    name: 'PUT /publishers/{p}',
+    request: (w, c) => ({ method: 'PUT', path: `/publishers/${w.publisherOf(c)}`, body: { description: 'changed' } }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: DENIED,
+      owner: '200',
+      otherOwner: DENIED,
+      admin: '200',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 publisher_banned',
+    },
+  },
+  {
+    name: 'POST /publishers/{p}/tokens',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/tokens`, body: { name: 'ci' } }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: DENIED,
+      owner: '201',
+      otherOwner: DENIED,
+      admin: '201',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 publisher_banned',
+    },
+  },
+  {
+    name: 'GET /publishers/{p}/tokens',
+    request: (w, c) => ({ method: 'GET', path: `/publishers/${w.publisherOf(c)}/tokens` }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: DENIED,
+      owner: '200',
+      otherOwner: DENIED,
+      admin: '200',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 publisher_banned',
+    },
+  },
+  {
+    name: 'DELETE /publishers/{p}/tokens/{id}',
+    request: (w, c) => ({ method: 'DELETE', path: `/publishers/${w.publisherOf(c)}/tokens/${w.tokenIdOf(c)}` }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: DENIED,
+      owner: '204',
+      otherOwner: DENIED,
+      admin: '204',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 publisher_banned',
+    },
+  },
+  {
+    name: 'POST /publishers/{p}/nodes/{n}/versions (bearer)',
+    request: (w, c) => ({
+      method: 'POST',
+      path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/versions`,
+      body: { node_version: { version: '9.0.0' } },
+    }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: '201',
+      owner: '201',
+      otherOwner: DENIED,
+      admin: '201',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 node_banned',
+    },
+  },
+  {
+    name: 'PUT /publishers/{p}/nodes/{n}/versions/{id}',
+    request: (w, c) => ({
+      method: 'PUT',
+      path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/versions/${w.versionIdOf(c)}`,
+      body: { changelog: 'edited', deprecated: true },
+    }),
+    expect: {
+      ...NO_USER,
+      user: DENIED,
+      member: '200',
+      owner: '200',
+      otherOwner: DENIED,
+      admin: '200',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '403 publisher_banned',
+    },
+  },
+  {
+    name: 'POST /nodes/{n}/reviews',
+    request: () => ({ method: 'POST', path: '/nodes/pack/reviews?star=4' }),
+    expect: {
+      anonymous: '200',
+      garbage: '401 unauthorized',
+      user: '200',
+      member: '200',
+      owner: '200',
+      otherOwner: '200',
+      admin: '200',
+      bannedUser: BANNED_USER,
+      memberOfBanned: '200',
+    },
+  },
+  {
+    name: 'GET the archive of a flagged version',
+    request: () => ({ method: 'GET', path: '/archives/acme/pack/1.1.0/node.zip' }),
+    expect: {
+      anonymous: '403 version_flagged',
+      garbage: '403 version_flagged',
+      user: '403 version_flagged',
+      member: '200',
+      owner: '200',
+      otherOwner: '403 version_flagged',
+      admin: '200',
+      bannedUser: '403 version_flagged',
+      memberOfBanned: '403 version_flagged',
+    },
+  },
+  {
+    name: 'GET /nodes/{n}/install of a flagged version',
+    request: () => ({ method: 'GET', path: '/nodes/pack/install?version=1.1.0' }),
+    expect: {
+      anonymous: '403 version_flagged',
+      garbage: '403 version_flagged',
+      user: '403 version_flagged',
+      member: '200',
+      owner: '200',
+      otherOwner: '403 version_flagged',
+      admin: '200',
+      bannedUser: '403 version_flagged',
+      memberOfBanned: '403 version_flagged',
+    },
+  },
+]
+
+let world: World | undefined
+afterEach(async () => {
+  await world?.t.cleanup()
+  world = undefined
+})
+
+describe('permission matrix', () => {
+  for (const route of ROUTES) {
+    describe(route.name, () => {
+      for (const caller of CALLERS) {
+        test(`${caller}: ${route.expect[caller]}`, async () => {
+          world = await makeWorld()
+          const { method, path, body } = route.request(world, caller)
+          const res = await world.t.call(method, path, { token: world.token[caller], body })
+          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error}`
+          expect(got).toBe(route.expect[caller])
+        })
+      }
+    })
+  }
+})
+
+describe('acting on one publisher through the path of another', () => {
+  test("an owner cannot edit another publisher's version through their own publisher's path (404)", async () => {
+    world = await makeWorld()
+    const res = await world.t.call('PUT', `/publishers/other/nodes/pack/versions/${world.versionIdOf('owner')}`, {
+      token: world.token.otherOwner,
+      body: { changelog: 'hijacked' },
+    })
+    expect(res.status).toBe(404)
+    expect((await world.t.call('GET', '/nodes/pack/versions/1.0.0')).body.changelog).toBe('')
+  })
+
+  test("an owner cannot delete another publisher's token through their own publisher's path (404)", async () => {
+    world = await makeWorld()
+    const res = await world.t.call('DELETE', `/publishers/other/tokens/${world.tokenIdOf('owner')}`, { token: world.token.otherOwner })
+    expect(res.status).toBe(404)
+    expect((await world.t.call('GET', '/publishers/acme/tokens', { token: world.token.owner })).body).toHaveLength(1)
+  })
+
+  test("a publisher token publishes to its own publisher only, and not into another publisher's node", async () => {
+    world = await makeWorld()
+    const otherPat = (await world.t.call('POST', '/publishers/other/tokens', { token: world.token.otherOwner, body: { name: 'x' } })).body
+      .token
+    const body = (id: string) => ({ personal_access_token: otherPat, node: { id }, node_version: { version: '5.0.0' } })
+    expect((await world.t.call('POST', '/publishers/acme/nodes/pack/versions', { body: body('pack') })).body.error).toBe(
+      'invalid_personal_access_token',
+    )
+    expect((await world.t.call('POST', '/publishers/other/nodes/pack/versions', { body: body('pack') })).body.error).toBe(
+      'permission_denied',
+    )
+  })
+})

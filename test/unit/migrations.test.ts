@@ -1,0 +1,93 @@
+import { Database } from 'bun:sqlite'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations'
+import { openStore } from '../../src/store/db'
+import { describeSqliteSchema } from '../support/schema-shape'
+import { tempDirs } from '../support/tmp'
+
+const dirs = tempDirs('migrations')
+afterEach(() => dirs.cleanup())
+
+const reference = async () => {
+  const db = new Database(':memory:')
+  db.run(await Bun.file(join(import.meta.dir, '../../schema.sql')).text())
+  return describeSqliteSchema(db)
+}
+
+/** A data directory as the first release left it: tables made by its schema.sql, user_version 0, one of everything. */
+async function firstReleaseStore(path: string) {
+  const db = new Database(path)
+  db.run(await Bun.file(join(import.meta.dir, '../fixtures/schema-v1.sql')).text())
+  const t = '2026-01-01T00:00:00.000Z'
+  db.run(`insert into users (id, email, name, created_at, updated_at) values ('alice', 'a@x', 'Alice', '${t}', '${t}')`)
+  db.run(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '${t}', '${t}')`)
+  db.run(
+    `insert into nodes (id, normalized_id, publisher_id, name, created_at, updated_at) values ('Pack', 'pack', 'acme', 'Pack', '${t}', '${t}')`,
+  )
+  db.run(`insert into node_versions (id, node_id, version, created_at, updated_at) values ('v1', 'Pack', '1.0.0', '${t}', '${t}')`)
+  db.close()
+}
+
+describe('schema migrations', () => {
+  test('a new store is exactly schema.sql, at the newest version', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await (await openStore(path)).destroy()
+    const sqlite = new Database(path)
+    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(sqlite.query<{ user_version: number }, []>('pragma user_version').get()!.user_version).toBe(LATEST_SCHEMA_VERSION)
+  })
+
+  test("a store made by the first release's schema migrates to schema.sql and keeps its rows", async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await firstReleaseStore(path)
+    await (await openStore(path)).destroy()
+    const sqlite = new Database(path)
+    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(sqlite.query('select id from nodes').all()).toEqual([{ id: 'Pack' }])
+    // Existing entities enter the change feed, so a follower starting at 0 sees them.
+    expect(sqlite.query('select serial, kind, entity_id from changes order by serial').all()).toEqual([
+      { serial: 1, kind: 'publisher', entity_id: 'acme' },
+      { serial: 2, kind: 'node', entity_id: 'Pack' },
+      { serial: 3, kind: 'version', entity_id: 'v1' },
+    ])
+    expect(sqlite.query('select last_serial from registry_instance').get()).toEqual({ last_serial: 3 })
+  })
+
+  test('opening again changes nothing', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await (await openStore(path)).destroy()
+    const before = new Database(path).query('select instance_id from registry_instance').get()
+    await (await openStore(path)).destroy()
+    expect(new Database(path).query('select instance_id from registry_instance').get()).toEqual(before)
+  })
+
+  test('a store written by a newer executable is refused with a clear message and left untouched', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await (await openStore(path)).destroy()
+    new Database(path).run(`pragma user_version = ${LATEST_SCHEMA_VERSION + 1}`)
+    await expect(openStore(path)).rejects.toThrow(/newer registry-mirror.*knows versions up to/)
+    expect(new Database(path).query<{ user_version: number }, []>('pragma user_version').get()!.user_version).toBe(
+      LATEST_SCHEMA_VERSION + 1,
+    )
+  })
+
+  test('several processes opening one new store at once migrate it once', async () => {
+    const dir = dirs.make()
+    const script = `import { openStore } from ${JSON.stringify(join(import.meta.dir, '../../src/store/db'))}; await (await openStore(process.argv[2])).destroy()`
+    const file = join(dir, 'open.ts')
+    await Bun.write(file, script)
+    const path = join(dir, 'registry.db')
+    const procs = Array.from({ length: 4 }, () => Bun.spawn([process.execPath, file, path], { stderr: 'pipe' }))
+    const codes = await Promise.all(procs.map((p) => p.exited))
+    const errors = await Promise.all(procs.map((p) => new Response(p.stderr).text()))
+    expect({ codes, errors: errors.filter(Boolean) }).toEqual({ codes: [0, 0, 0, 0], errors: [] })
+    expect(describeSqliteSchema(new Database(path))).toEqual(await reference())
+  })
+
+  test('the data file is readable by its owner only', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await (await openStore(path)).destroy()
+    expect((await Bun.file(path).stat()).mode & 0o777).toBe(0o600)
+  })
+})
