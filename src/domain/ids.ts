@@ -5,8 +5,8 @@ export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]*$/
 export const PUBLISHER_ID_MAX = 64
 export const PUBLISHER_ID_MESSAGE = 'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'
 
-export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
-export const NODE_ID_MAX = 100
+const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
+const NODE_ID_MAX = 100
 
 export function nodeIdProblem(id: string): string | undefined {
   if (id.length < 1 || id.length > NODE_ID_MAX) return 'node id must be between 1 and 100 characters'
@@ -15,8 +15,6 @@ export function nodeIdProblem(id: string): string | undefined {
   }
   return undefined
 }
-
-export const normalizeNodeId = (id: string) => id.toLowerCase()
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
 

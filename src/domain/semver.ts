@@ -11,7 +11,7 @@ export interface Semver {
 const PATTERN =
   /^v?(0|[1-9]\d*|\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/
 
-export function parseSemver(text: string): Semver | undefined {
+function parseSemver(text: string): Semver | undefined {
   const m = PATTERN.exec(text.trim())
   if (!m) return undefined
   const nums = [m[1], m[2], m[3]].map((part) => (part === undefined ? 0 : Number(part)))
@@ -25,7 +25,7 @@ export function parseSemver(text: string): Semver | undefined {
   }
 }
 
-export function formatSemver(v: Semver): string {
+function formatSemver(v: Semver): string {
   const core = `${v.major}.${v.minor}.${v.patch}`
   const pre = v.prerelease.length ? `-${v.prerelease.join('.')}` : ''
   return core + pre + (v.build ? `+${v.build}` : '')

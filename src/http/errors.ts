@@ -16,7 +16,7 @@ const CODES: Partial<Record<number, ErrorCode>> = {
   429: 'rate_limited',
 }
 
-export const errorBody = (code: ErrorCode, message: string) => ({ error: code, message })
+const errorBody = (code: ErrorCode, message: string) => ({ error: code, message })
 
 export function renderAppError(c: Context, err: AppError): Response {
   return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode, err.headers)

@@ -7,7 +7,7 @@ import { userForToken } from '../services/identity'
 
 export type Env = { Variables: { actor: Actor } }
 
-export function clientAddress(c: Context): string {
+function clientAddress(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown'
   } catch {

@@ -12,7 +12,7 @@ function describe(issues: readonly v.BaseIssue<unknown>[], where: string): strin
   return `${path ? `${where}${path}` : where.replace(/\.$/, '') || 'request'}: ${message}`
 }
 
-export function parseWith<S extends Schema>(schema: S, input: unknown, where: string): v.InferOutput<S> {
+function parseWith<S extends Schema>(schema: S, input: unknown, where: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input)
   if (!result.success) throw badRequest(describe(result.issues, where))
   return result.output

@@ -29,7 +29,7 @@ export function popularityBoost(downloads: number): number {
 }
 
 /** The order of lists without a keyword: search_ranking desc, downloads desc, id asc. */
-export function compareEntries(a: Entry, b: Entry): number {
+function compareEntries(a: Entry, b: Entry): number {
   return b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 

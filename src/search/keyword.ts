@@ -40,7 +40,7 @@ function processTerm(term: string): string | null {
   return STOP_WORDS.has(lower) ? null : lower
 }
 
-export const SEARCH_OPTIONS = {
+const SEARCH_OPTIONS = {
   boost: { title: 4, tags: 2, people: 1.5, description: 1 },
   combineWith: 'AND' as const,
   // Prefixes from 3 characters: shorter ones expand to thousands of terms and tell nothing apart.
@@ -57,7 +57,7 @@ const FUZZY = { fuzzy: (term: string) => (term.length >= 5 ? 1 : false), maxFuzz
  */
 const FEW_RESULTS = 20
 
-export const searchedText = (d: SearchDoc): Omit<KeywordDoc, 'slot'> => ({
+const searchedText = (d: SearchDoc): Omit<KeywordDoc, 'slot'> => ({
   title: `${d.id} ${d.name}`,
   tags: d.tags.join(' '),
   people: `${d.author} ${d.publisherId} ${d.publisherName}`,

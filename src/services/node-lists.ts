@@ -6,7 +6,7 @@ import { requirePublisher } from './access'
 import type { Deps } from './deps'
 import { renderNodes } from './views'
 
-export const MAX_PAGE_SIZE = 100
+const MAX_PAGE_SIZE = 100
 
 export type ListParams = Omit<NodeQuery, 'offset' | 'limit'> & { page: number; limit: number }
 

@@ -68,7 +68,7 @@ function memberJson(m: MemberWithUser, withEmail: boolean): MemberJson {
   return { id: `${m.publisher_id}:${m.user_id}`, role: m.role, user }
 }
 
-export function publisherJson(p: PublisherRow, members: MemberJson[]): PublisherJson {
+function publisherJson(p: PublisherRow, members: MemberJson[]): PublisherJson {
   return {
     id: p.id,
     name: p.name,

@@ -25,7 +25,7 @@ export interface NodeFields {
 
 type NodeColumns = Omit<Updateable<NodeTable>, 'id' | 'normalized_id' | 'publisher_id' | 'created_at'>
 
-export function nodeFieldsToColumns(f: NodeFields): NodeColumns {
+function nodeFieldsToColumns(f: NodeFields): NodeColumns {
   const cols: NodeColumns = {}
   const text = ['name', 'description', 'author', 'license', 'icon', 'banner_url', 'category'] as const
   for (const key of text) if (f[key] !== undefined) cols[key] = f[key]

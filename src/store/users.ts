@@ -37,8 +37,3 @@ export function findUserByTokenHash(db: Store, tokenHash: string): Promise<UserR
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst()
 }
-
-export function listUsersByIds(db: Store, ids: readonly string[]): Promise<UserRow[]> {
-  if (!ids.length) return Promise.resolve([])
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute()
-}

@@ -1,0 +1,106 @@
+/**
+ * The caches' race guards, each made to lose its race on purpose: a Kysely plugin runs a write at the exact
+ * moment a read has fetched its rows but not yet used them.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely'
+import { silentLog } from '../../src/log'
+import { createIndexedSearch } from '../../src/search/indexed-search'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { pickLatest } from '../../src/services/latest'
+import { openStore, type Store } from '../../src/store/db'
+import { seedNodes } from '../support/seed'
+
+/** Runs `between` once, right after the first query whose SQL matches `pattern` has read its rows. */
+function interleave(pattern: RegExp, between: () => Promise<void>): KyselyPlugin {
+  let armed = true
+  let sqlOfQuery = new WeakMap<object, string>()
+  return {
+    transformQuery(args) {
+      sqlOfQuery.set(args.queryId, JSON.stringify(args.node))
+      return args.node
+    },
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      if (armed && pattern.test(sqlOfQuery.get(args.queryId) ?? '')) {
+        armed = false
+        await between()
+      }
+      return args.result
+    },
+  }
+}
+
+let db: Store | undefined
+afterEach(async () => {
+  await db?.destroy()
+  db = undefined
+})
+
+const setDescription = (store: Store, id: string, description: string) =>
+  store.updateTable('nodes').set({ description, updated_at: new Date().toISOString() }).where('id', '=', id).execute()
+
+describe('node JSON cache', () => {
+  test('rows read before a change landed are returned once but not kept as current', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [{ id: 'a', description: 'old' }])
+    const base = db
+    let cache!: ReturnType<typeof createNodeJsonCache>
+    const racing = db.withPlugin(
+      interleave(/"nodes"/, async () => {
+        await setDescription(base, 'a', 'new')
+        cache.nodesChanged(['a'])
+      }),
+    )
+    cache = createNodeJsonCache(racing, 'http://x')
+    expect(JSON.parse((await cache.render(['a']))[0]!).description).toBe('old')
+    expect(JSON.parse((await cache.render(['a']))[0]!).description).toBe('new')
+  })
+})
+
+describe('search index warm-up', () => {
+  test('a batch read before a change never overwrites what the change applied', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [{ id: 'a', description: 'sprocket' }])
+    const base = db
+    let search!: ReturnType<typeof createIndexedSearch>
+    const racing = db.withPlugin(
+      interleave(/"nodes"/, async () => {
+        await setDescription(base, 'a', 'flywheel')
+        await search.nodesChanged(['a'])
+      }),
+    )
+    search = createIndexedSearch(racing, silentLog)
+    await search.warm()
+    const find = (text: string) => search.find({ search: text, includeBanned: false, offset: 0, limit: 10 })
+    expect((await find('flywheel')).ids).toEqual(['a'])
+    expect((await find('sprocket')).ids).toEqual([])
+  })
+})
+
+describe('latest version', () => {
+  test('banned and deleted versions never count, not even when nothing else is active', () => {
+    const v = (version: string, status: 'active' | 'pending' | 'flagged' | 'banned' | 'deleted') => ({ version, status })
+    expect(pickLatest([v('2.0.0', 'banned'), v('1.0.0', 'pending')])).toEqual(v('1.0.0', 'pending'))
+    expect(pickLatest([v('2.0.0', 'deleted'), v('1.5.0', 'flagged')])).toEqual(v('1.5.0', 'flagged'))
+    expect(pickLatest([v('3.0.0', 'banned'), v('2.0.0', 'deleted')])).toBeUndefined()
+    expect(pickLatest([v('3.0.0', 'pending'), v('1.0.0', 'active')])).toEqual(v('1.0.0', 'active'))
+  })
+})
+
+describe('list response cache', () => {
+  test('an answer computed while a write landed is never served after it', async () => {
+    const { Hono } = await import('hono')
+    const { listResponseCache } = await import('../../src/http/response-cache')
+    let generation = 0
+    let computed = 0
+    const app = new Hono()
+    app.get('/list', listResponseCache({ generation: () => generation, enabled: () => true, gzip: false }), (c) => {
+      computed++
+      if (computed === 1) generation++ // a write lands while the first answer is being made
+      return c.json({ computed })
+    })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 1 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 }) // now cached
+  })
+})
