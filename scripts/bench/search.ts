@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import realNodesFile from '../../test/fixtures/real-nodes.json'
+import { REAL_NODES } from '../../test/support/seed'
 import { seedBenchStore } from './seed-store'
 import { mib, startServer } from './server'
 
@@ -48,15 +48,7 @@ await Bun.sleep(500)
 const rssReady = server.rssBytes()
 
 // 2. Latency of distinct queries.
-interface RealNode {
-  id: string
-  name: string
-  description: string
-  author: string
-  repository: string
-  host_nodes: string[]
-}
-const real = (realNodesFile as { nodes: RealNode[] }).nodes
+const real = REAL_NODES
 let seed = 11
 const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!

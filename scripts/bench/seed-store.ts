@@ -8,18 +8,7 @@ import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db'
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
-import realNodesFile from '../../test/fixtures/real-nodes.json'
-
-interface RealNode {
-  id: string
-  name: string
-  description: string
-  author: string
-  repository: string
-  repohost_stars: number
-  host_nodes: string[]
-  publisher: string
-}
+import { REAL_NODES } from '../../test/support/seed'
 
 const OS = [
   [],
@@ -46,7 +35,7 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
   await (await openStore(join(dir, 'registry.db'))).destroy() // the newest schema, by the migrations
   const db = new Database(join(dir, 'registry.db'))
   db.run('PRAGMA synchronous = OFF') // a throwaway bulk load
-  const real = (realNodesFile as { nodes: RealNode[] }).nodes
+  const real = REAL_NODES
   let seed = 7
   const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!

@@ -15,6 +15,20 @@ const NO_USER = { anonymous: '401 unauthorized', garbage: '401 unauthorized' }
 const BANNED_USER = '403 user_banned'
 const DENIED = '403 permission_denied'
 
+/** A flagged version's archive: to the publisher's members and admins (active accounts) only. */
+const FLAGGED = '403 version_flagged'
+const FLAGGED_ARCHIVE: Record<Caller, string> = {
+  anonymous: FLAGGED,
+  garbage: FLAGGED,
+  user: FLAGGED,
+  member: '200',
+  owner: '200',
+  otherOwner: FLAGGED,
+  admin: '200',
+  bannedUser: FLAGGED,
+  memberOfBanned: FLAGGED,
+}
+
 const ROUTES: Route[] = [
   {
     name: 'POST /publishers',
@@ -140,32 +154,12 @@ const ROUTES: Route[] = [
   {
     name: 'GET the archive of a flagged version',
     request: () => ({ method: 'GET', path: '/archives/acme/pack/1.1.0/node.zip' }),
-    expect: {
-      anonymous: '403 version_flagged',
-      garbage: '403 version_flagged',
-      user: '403 version_flagged',
-      member: '200',
-      owner: '200',
-      otherOwner: '403 version_flagged',
-      admin: '200',
-      bannedUser: '403 version_flagged',
-      memberOfBanned: '403 version_flagged',
-    },
+    expect: FLAGGED_ARCHIVE,
   },
   {
     name: 'GET /nodes/{n}/install of a flagged version',
     request: () => ({ method: 'GET', path: '/nodes/pack/install?version=1.1.0' }),
-    expect: {
-      anonymous: '403 version_flagged',
-      garbage: '403 version_flagged',
-      user: '403 version_flagged',
-      member: '200',
-      owner: '200',
-      otherOwner: '403 version_flagged',
-      admin: '200',
-      bannedUser: '403 version_flagged',
-      memberOfBanned: '403 version_flagged',
-    },
+    expect: FLAGGED_ARCHIVE,
   },
 ]
 

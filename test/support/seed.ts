@@ -75,7 +75,8 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
   })
 }
 
-interface RealNode {
+/** One real node pack of test/fixtures/real-nodes.json. */
+export interface RealNode {
   id: string
   name: string
   description: string
@@ -86,9 +87,11 @@ interface RealNode {
   publisher: string
 }
 
+export const REAL_NODES: readonly RealNode[] = (realNodesFile as { nodes: RealNode[] }).nodes
+
 /** About 2,200 real node packs; their repository stars stand in for downloads. */
 export function realNodes(): SeedNode[] {
-  return (realNodesFile as { nodes: RealNode[] }).nodes.map((n) => ({
+  return REAL_NODES.map((n) => ({
     id: n.id,
     publisher: n.publisher,
     publisherName: n.publisher,
