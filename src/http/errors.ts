@@ -1,4 +1,8 @@
-/** The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a client gone away at info, anything else a logged 500. */
+/**
+ * The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a
+ * client gone away at info, anything else a logged 500. `describeError` decides what an error means once; the API
+ * renders that as JSON here, the web pages as an HTML page (src/web/error-page.tsx).
+ */
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
@@ -22,17 +26,20 @@ export function renderAppError(c: Context, err: AppError): Response {
   return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode, err.headers)
 }
 
-export const renderError = (log: Log) => (err: Error, c: Context) => {
+/** Any error as an AppError that may be shown to the caller; faults are logged here and never show their message. */
+export function describeError(log: Log, err: Error, c: Context): AppError {
   if (c.req.raw.signal.aborted) {
     // The client went away mid-request (most often mid-upload): nothing failed here, and nobody reads the answer.
     log.info('request.aborted', { method: c.req.method, path: c.req.path })
-    return renderAppError(c, new AppError(499, 'client_closed_request', 'the client closed the request'))
+    return new AppError(499, 'client_closed_request', 'the client closed the request')
   }
-  if (err instanceof AppError) return renderAppError(c, err)
+  if (err instanceof AppError) return err
   if (err instanceof HTTPException) {
-    const status = err.status as ContentfulStatusCode
-    return c.json(errorBody(CODES[status] ?? 'bad_request', err.message || 'Request failed'), status)
+    const status = err.status as AppError['status']
+    return new AppError(status, CODES[status] ?? 'bad_request', err.message || 'Request failed')
   }
   log.error('request.failed', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack })
-  return c.json(errorBody('internal', 'Internal Server Error'), 500)
+  return new AppError(500, 'internal', 'Internal Server Error')
 }
+
+export const renderError = (log: Log) => (err: Error, c: Context) => renderAppError(c, describeError(log, err, c))
