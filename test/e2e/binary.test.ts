@@ -2,54 +2,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
+import { BIN, cli as runCli, ensureBuilt, startServer } from '../support/binary'
 
-const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
 
-beforeAll(async () => {
-  if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
-  })
-  if (build.exitCode !== 0) throw new Error('build failed')
-})
+beforeAll(ensureBuilt)
 afterAll(() => rmSync(data, { recursive: true, force: true }))
 
-interface Server {
-  url: string
-  proc: ReturnType<typeof Bun.spawn>
-  stop(): Promise<number>
-}
-
-async function start(...args: string[]): Promise<Server> {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited: ${await new Response(proc.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-  }
-  const first = text.split('\n')[0]!
-  expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/)
-  return {
-    url: first.replace('listening on ', ''),
-    proc,
-    async stop() {
-      proc.kill('SIGTERM')
-      return proc.exited
-    },
-  }
-}
-
-function cli(...args: string[]) {
-  const res = Bun.spawnSync([BIN, ...args, '--data', data])
-  return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
-}
+const start = (...args: string[]) => startServer(data, ...args)
+const cli = (...args: string[]) => runCli(data, ...args)
 
 /** Response bodies in these tests are read as loosely typed JSON. */
 const read = (res: Response): Promise<any> => res.json()

@@ -50,7 +50,7 @@ export async function makeTestApp(
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, PUBLIC_URL),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL),
     log,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
@@ -146,7 +146,14 @@ export async function publish(
 }
 
 export async function upload(t: TestApp, signedUrl: string, bytes: Uint8Array = makeZip(samplePack()), contentType = 'application/zip') {
-  const res = await t.app.request(signedUrl, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes })
+  // Under a public URL with a path prefix, the reverse proxy in front takes the prefix off.
+  const prefix = new URL(t.deps.settings.publicUrl).pathname.replace(/\/+$/, '')
+  const url = new URL(signedUrl)
+  const res = await t.app.request(url.pathname.slice(prefix.length) + url.search, {
+    method: 'PUT',
+    headers: { 'content-type': contentType },
+    body: bytes,
+  })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : undefined }
 }

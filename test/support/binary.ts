@@ -1,0 +1,61 @@
+/** The compiled executable for end-to-end tests: built once if REGISTRY_MIRROR_BIN is not given, started on a free port. */
+import { expect } from 'bun:test'
+import { resolve } from 'node:path'
+
+export const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
+
+/** Builds dist/registry-mirror unless CI handed us a binary. */
+export function ensureBuilt(): void {
+  if (process.env.REGISTRY_MIRROR_BIN) return
+  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
+    stdout: 'ignore',
+    stderr: 'inherit',
+    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
+  })
+  if (build.exitCode !== 0) throw new Error('build failed')
+}
+
+export interface Server {
+  url: string
+  proc: ReturnType<typeof Bun.spawn>
+  stop(): Promise<number>
+}
+
+/**
+ * `serve --port 0` on 127.0.0.1 with this data directory; resolves once it prints where it listens. Its log (stderr)
+ * is read all along, so a busy server never blocks on a full pipe, and its end is kept for the error of a failed start.
+ */
+export async function startServer(data: string, ...args: string[]): Promise<Server> {
+  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  let log = ''
+  const logDone = (async () => {
+    for await (const chunk of proc.stderr) log = (log + new TextDecoder().decode(chunk)).slice(-16_384)
+  })()
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) {
+      await logDone
+      throw new Error(`server exited: ${log}`)
+    }
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  const first = text.split('\n')[0]!
+  expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/)
+  return {
+    url: first.replace('listening on ', ''),
+    proc,
+    async stop() {
+      proc.kill('SIGTERM')
+      return proc.exited
+    },
+  }
+}
+
+/** A command of the executable on this data directory. */
+export function cli(data: string, ...args: string[]) {
+  const res = Bun.spawnSync([BIN, ...args, '--data', data])
+  return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
+}
