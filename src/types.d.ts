@@ -3,3 +3,11 @@ declare module '*.sql' {
   const text: string
   export default text
 }
+declare module '*.css' {
+  const text: string
+  export default text
+}
+declare module '*.svg' {
+  const text: string
+  export default text
+}

@@ -1,7 +1,8 @@
 /**
  * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
  * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
- * stream their own bodies under their own limit, the operations routes need neither.
+ * stream their own bodies under their own limit, the operations routes need neither, the web pages (src/web/)
+ * bring their own renderer, error page and security headers.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
@@ -19,6 +20,7 @@ import { publishRoutes } from './publish'
 import { publisherRoutes } from './publishers'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
+import { webRoutes } from '../web/routes'
 
 const JSON_BODY_LIMIT = 1024 * 1024
 
@@ -83,6 +85,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
+  // The web pages: `/` and `/-/...`, which no API route can take.
+  app.route('/', webRoutes(deps))
   const document = openApiDocument(app, deps.settings.publicUrl)
   return app
 }

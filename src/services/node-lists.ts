@@ -20,6 +20,11 @@ export async function nodePageJson(deps: Deps, params: ListParams): Promise<stri
   return `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`
 }
 
+/** The same page as objects, for callers that render it themselves (the web pages). */
+export async function findNodes(deps: Deps, params: ListParams): Promise<NodePage> {
+  return JSON.parse(await nodePageJson(deps, params)) as NodePage
+}
+
 export async function listPublisherNodes(deps: Deps, publisherId: string, opts: { includeBanned: boolean; page: number; limit: number }) {
   await requirePublisher(deps.db, publisherId)
   const limit = Math.min(opts.limit, 1000)

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { ERROR_CODES } from '../../src/errors'
 import { openApiPath } from '../../src/http/openapi'
+import { isPagePath } from '../../src/web/links'
 import { makeTestApp, type TestApp } from '../support/app'
 
 let t: TestApp
@@ -10,11 +11,21 @@ afterEach(() => t.cleanup())
 describe('GET /openapi', () => {
   test('lists every route the app serves, with the method it answers', async () => {
     const doc = (await t.call('GET', '/openapi')).body
-    // Middleware registrations (use) show as ALL; every real route must be documented.
-    const routes = t.app.routes.filter((r) => r.method !== 'ALL')
+    // Middleware registrations (use) show as ALL; every real route must be documented. The web pages (`/` and
+    // `/-/...`) answer HTML to people and are not part of the JSON API.
+    const routes = t.app.routes.filter((r) => r.method !== 'ALL' && !isPagePath(r.path))
     expect(routes.length).toBeGreaterThan(25)
     const missing = routes.filter((r) => !doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()])
     expect(missing.map((r) => `${r.method} ${r.path}`)).toEqual([])
+  })
+
+  test('leaves out exactly the web pages, which sit where no API route can', async () => {
+    const doc = (await t.call('GET', '/openapi')).body
+    const pages = t.app.routes.filter((r) => r.method === 'GET' && isPagePath(r.path)).map((r) => r.path)
+    expect(pages).toContain('/')
+    expect(pages).toContain('/-/nodes/:nodeId')
+    expect(Object.keys(doc.paths).filter(isPagePath)).toEqual([])
+    expect(['/nodes', '/-nodes', '/publishers/-', '/openapi'].filter(isPagePath)).toEqual([])
   })
 
   test('documents the error codes as a closed list, and bodies from the same schemas the routes validate with', async () => {

@@ -1,0 +1,105 @@
+/** A publisher's page: who they are, their members (names only), and their nodes, a page at a time. */
+import type { NodeJson, PublisherJson } from '../domain/wire'
+import type { Deps } from '../services/deps'
+import { listPublisherNodes } from '../services/node-lists'
+import { getPublisher } from '../services/publishers'
+import { DateTime, ExternalLink } from './format'
+import type { Links } from './links'
+import { NodeCard } from './node-card'
+
+export const PUBLISHER_PAGE_SIZE = 50
+
+export interface PublisherView {
+  publisher: PublisherJson
+  nodes: NodeJson[]
+  page: number
+}
+
+/** Read as anyone would: the pages have no sign-in, so member emails never show. */
+export async function loadPublisherView(deps: Deps, id: string, page: number): Promise<PublisherView> {
+  const publisher = await getPublisher(deps, { address: 'web' }, id)
+  const nodes = await listPublisherNodes(deps, publisher.id, { includeBanned: false, page, limit: PUBLISHER_PAGE_SIZE })
+  return { publisher, nodes, page }
+}
+
+export function PublisherPage({ view, links }: { view: PublisherView; links: Links }) {
+  const { publisher, nodes, page } = view
+  const banned = publisher.status === 'PublisherStatusBanned'
+  return (
+    <>
+      <h1>{publisher.name}</h1>
+      <p class="muted">
+        Publisher <code>{publisher.id}</code> · since <DateTime iso={publisher.createdAt} />
+        {banned && (
+          <>
+            {' '}
+            · <span class="badge bad">Banned</span>
+          </>
+        )}
+      </p>
+      {publisher.description && <p class="description">{publisher.description}</p>}
+      <ul class="meta" aria-label="Links">
+        {publisher.website && (
+          <li>
+            Website: <ExternalLink href={publisher.website} />
+          </li>
+        )}
+        {publisher.source_code_repo && (
+          <li>
+            Source: <ExternalLink href={publisher.source_code_repo} />
+          </li>
+        )}
+        {publisher.support && (
+          <li>
+            Support: <ExternalLink href={publisher.support} />
+          </li>
+        )}
+      </ul>
+      {publisher.members.length > 0 && (
+        <section aria-labelledby="members-heading">
+          <h2 id="members-heading">Members</h2>
+          <ul>
+            {publisher.members.map((m) => (
+              <li>
+                {m.user.name} <span class="muted">({m.role})</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section aria-labelledby="nodes-heading">
+        <h2 id="nodes-heading">Nodes</h2>
+        {nodes.length ? (
+          <ol class="cards">
+            {nodes.map((node) => (
+              <NodeCard node={node} links={links} showPublisher={false} />
+            ))}
+          </ol>
+        ) : (
+          <p>{page > 1 ? 'No more nodes.' : 'No nodes yet.'}</p>
+        )}
+        {(page > 1 || nodes.length === PUBLISHER_PAGE_SIZE) && (
+          <nav class="pager" aria-label="Node pages">
+            <ul>
+              {page > 1 && (
+                <li>
+                  <a href={links.publisher(publisher.id, page - 1)} rel="prev">
+                    Previous page
+                  </a>
+                </li>
+              )}
+              <li aria-current="page">Page {page}</li>
+              {nodes.length === PUBLISHER_PAGE_SIZE && (
+                <li>
+                  <a href={links.publisher(publisher.id, page + 1)} rel="next">
+                    Next page
+                  </a>
+                </li>
+              )}
+            </ul>
+          </nav>
+        )}
+      </section>
+    </>
+  )
+}
