@@ -47,7 +47,7 @@ export function layout(links: Links) {
                 </li>
                 <li>
                   <a href={links.clients()} aria-current={section === 'clients' ? 'page' : undefined}>
-                    Use with your clients
+                    Clients
                   </a>
                 </li>
                 <li>

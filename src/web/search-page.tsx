@@ -160,8 +160,14 @@ export function SearchPage({ page, links, query }: { page: NodePage; links: Link
           <div class="filters">
             <Field name="repository_url_search" label="Repository" value={query.repository_url_search} hint="github.com/owner/repo" />
             <Field name="host_node_search" label="Host node class" value={query.host_node_search} hint="e.g. KSampler" />
-            <Field name="supported_os" label="Operating system" value={query.supported_os} list="os-values" />
-            <Field name="supported_accelerator" label="Accelerator" value={query.supported_accelerator} list="accelerator-values" />
+            <Field name="supported_os" label="Operating system" value={query.supported_os} list="os-values" hint="e.g. POSIX :: Linux" />
+            <Field
+              name="supported_accelerator"
+              label="Accelerator"
+              value={query.supported_accelerator}
+              list="accelerator-values"
+              hint="e.g. GPU :: AMD ROCm"
+            />
           </div>
         </fieldset>
         {query.limit !== DEFAULT_PAGE_SIZE && <input type="hidden" name="limit" value={String(query.limit)} />}
