@@ -4,13 +4,13 @@
  * stream their own bodies under their own limit, the operations routes need neither.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
-import { notFound, payloadTooLarge } from '../errors'
+import { notFound } from '../errors'
 import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
+import { JSON_BODY_LIMIT, limitBody } from './body-limit'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
@@ -19,8 +19,6 @@ import { publishRoutes } from './publish'
 import { publisherRoutes } from './publishers'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
-
-const JSON_BODY_LIMIT = 1024 * 1024
 
 /** Method, path (never the query: signed URLs carry their signature there), status, duration. */
 function accessLog(log: Log): MiddlewareHandler {
@@ -36,12 +34,7 @@ function accessLog(log: Log): MiddlewareHandler {
   }
 }
 
-const jsonBodyLimit = bodyLimit({
-  maxSize: JSON_BODY_LIMIT,
-  onError: () => {
-    throw payloadTooLarge(`request bodies are limited to ${JSON_BODY_LIMIT} bytes`)
-  },
-})
+const jsonBodyLimit = limitBody(JSON_BODY_LIMIT)
 
 export interface AppOptions {
   corsOrigin?: string

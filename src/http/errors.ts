@@ -1,9 +1,16 @@
-/** The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a client gone away at info, anything else a logged 500. */
+/**
+ * The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a
+ * client gone away at info, anything else a logged 500. The body is the registry's `{error, message}`, or, on
+ * routes whose spec says so (the video proxy and its image staging), the proxy's `{message, details}`.
+ */
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, type ErrorCode } from '../errors'
 import type { Log } from '../log'
+
+/** Which error body a route answers with; a route spec sets it on the request (route-spec.ts). */
+export type ErrorBody = 'registry' | 'proxy'
 
 const CODES: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
@@ -16,10 +23,13 @@ const CODES: Partial<Record<number, ErrorCode>> = {
   429: 'rate_limited',
 }
 
-const errorBody = (code: ErrorCode, message: string) => ({ error: code, message })
+function errorBody(c: Context, err: AppError) {
+  if (c.get('errorBody') === 'proxy') return { message: err.message, details: [...err.details] }
+  return { error: err.code, message: err.message }
+}
 
 export function renderAppError(c: Context, err: AppError): Response {
-  return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode, err.headers)
+  return c.json(errorBody(c, err), err.status as ContentfulStatusCode, err.headers)
 }
 
 export const renderError = (log: Log) => (err: Error, c: Context) => {
@@ -31,8 +41,8 @@ export const renderError = (log: Log) => (err: Error, c: Context) => {
   if (err instanceof AppError) return renderAppError(c, err)
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode
-    return c.json(errorBody(CODES[status] ?? 'bad_request', err.message || 'Request failed'), status)
+    return renderAppError(c, new AppError(status as AppError['status'], CODES[status] ?? 'bad_request', err.message || 'Request failed'))
   }
   log.error('request.failed', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack })
-  return c.json(errorBody('internal', 'Internal Server Error'), 500)
+  return renderAppError(c, new AppError(500, 'internal', 'Internal Server Error'))
 }
