@@ -1,16 +1,20 @@
 /**
  * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
  * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
- * stream their own bodies under their own limit, the operations routes need neither.
+ * stream their own bodies under their own limit, the operations routes need neither, and the video proxy and
+ * its image staging resolve callers by bearer token or X-API-KEY and limit bodies per route.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
+import { STAGING_PREFIX } from '../services/staged-images'
 import { notFound } from '../errors'
 import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
 import { JSON_BODY_LIMIT, limitBody } from './body-limit'
+import { imageStagingRoutes } from './image-staging'
+import { videoRoutes } from './video'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
@@ -76,6 +80,10 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
+  // The video proxy under its own name and the upstream's (the host application calls /proxy/vidu/...).
+  app.route('/proxy/provider', videoRoutes(deps))
+  app.route('/proxy/vidu', videoRoutes(deps))
+  app.route(STAGING_PREFIX, imageStagingRoutes(deps))
   const document = openApiDocument(app, deps.settings.publicUrl)
   return app
 }
