@@ -50,7 +50,11 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   const app = new Hono<Env>({ strict: false })
   const origins = (opts.corsOrigin ?? '*').split(',').map((o) => o.trim())
   app.onError(renderError(deps.log))
-  app.notFound((c) => renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`)))
+  app.notFound((c) => {
+    // The host application's other video nodes call paths we do not serve: they get the proxy's body too.
+    if (/^\/(?:proxy|customers)\//.test(c.req.path)) c.set('errorBody', 'proxy')
+    return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
+  })
   app.use(accessLog(deps.log))
   app.use(
     cors({

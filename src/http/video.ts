@@ -47,7 +47,11 @@ function startBody(maxImageBytes: number) {
     prompt: opt(
       v.pipe(
         v.string('must be a string'),
-        v.check((s) => s.length <= MAX_PROMPT || [...s].length <= MAX_PROMPT, `must be at most ${MAX_PROMPT} characters`),
+        // Counted only when it may fit: a code point takes at most 2 UTF-16 units.
+        v.check(
+          (s) => s.length <= MAX_PROMPT || (s.length <= 2 * MAX_PROMPT && [...s].length <= MAX_PROMPT),
+          `must be at most ${MAX_PROMPT} characters`,
+        ),
       ),
     ),
     duration: opt(v.pipe(wholeNumber('must be a whole number of seconds'), v.minValue(1, 'must be at least 1 second'))),

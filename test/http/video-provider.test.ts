@@ -92,22 +92,27 @@ describe('provider failures: mapped, never retried, nothing stored', () => {
   }
 
   test('a provider that does not answer: 504 after the timeout, asked once', async () => {
-    useProvider(t, fake, { timeoutMs: 150 })
+    // Long enough for a loaded machine to deliver the request; the provider then never answers.
+    useProvider(t, fake, { timeoutMs: 500 })
     fake.onStart = 'hang'
     const res = await start()
     expect(res.status).toBe(504)
-    expect(res.body).toEqual({ message: 'the video provider did not answer within 0.15 s', details: [] })
+    expect(res.body).toEqual({ message: 'the video provider did not answer within 0.5 s', details: [] })
     expect(fake.starts).toHaveLength(1)
   })
 
-  test('a provider that is not there: 502', async () => {
-    const gone = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-    const url = `http://127.0.0.1:${gone.port}`
-    await gone.stop(true)
-    t.deps.video.provider = createVideoProvider({ baseUrl: url, key: fake.key, timeoutMs: 2000, log: t.deps.log })
-    const res = await start()
-    expect(res.status).toBe(502)
-    expect(res.body).toEqual({ message: 'the video provider could not be reached', details: [] })
+  test('a provider that drops the connection: 502', async () => {
+    // A listener that hangs up at once (a freed port could be taken by another process meanwhile).
+    const hangUp = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: (socket) => void socket.end(), data: () => {} } })
+    try {
+      const baseUrl = `http://127.0.0.1:${hangUp.port}`
+      t.deps.video.provider = createVideoProvider({ baseUrl, key: fake.key, timeoutMs: 2000, log: t.deps.log })
+      const res = await start()
+      expect(res.status).toBe(502)
+      expect(res.body).toEqual({ message: 'the video provider could not be reached', details: [] })
+    } finally {
+      hangUp.stop(true)
+    }
   })
 
   test('a provider that repeats the key in its error: passed on without it', async () => {

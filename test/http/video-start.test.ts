@@ -62,6 +62,12 @@ describe('starting a task', () => {
     ).toBeNull()
   })
 
+  test("the upstream's other video paths, not served here, answer 404 with the proxy body", async () => {
+    const res = await call('POST', '/proxy/vidu/text2video', { body: nodeStartBody([]) })
+    expect(res).toMatchObject({ status: 404, body: { message: 'No route for POST /proxy/vidu/text2video', details: [] } })
+    expect((await call('GET', '/nodes/x/y/z')).body.error).toBe('not_found')
+  })
+
   test('without a provider: 503 with the proxy body, before asking who calls', async () => {
     t.deps.video.provider = undefined
     for (const res of [
@@ -139,6 +145,7 @@ describe('validation: every problem one line, and nothing reaches the provider',
     ],
     ['a number for an image', { images: [5, IMAGES[1]] }, 'body.images.0: must be a string: an image URL or a data: URI'],
     ['a long prompt', { prompt: long }, 'body.prompt: must be at most 1500 characters'],
+    ['a huge prompt', { prompt: '🎬'.repeat(100_000) }, 'body.prompt: must be at most 1500 characters'],
     ['duration 0', { duration: 0 }, 'body.duration: must be at least 1 second'],
     ['duration 2.5', { duration: 2.5 }, 'body.duration: must be a whole number of seconds'],
     ['duration as text', { duration: '5' }, 'body.duration: must be a whole number of seconds'],
