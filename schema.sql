@@ -1,4 +1,4 @@
--- registry-mirror schema, newest version (2), as SQLite holds it: the readable reference of the store.
+-- registry-mirror schema, newest version, as SQLite holds it: the readable reference of the store.
 -- The store is built and upgraded by the migrations in src/store/migrations/ (one source for SQLite and
 -- PostgreSQL); test/unit/migrations.test.ts checks that they produce exactly this schema.
 -- Timestamps are RFC 3339 UTC text with milliseconds; booleans are 0/1; *_json columns hold JSON.
@@ -184,3 +184,34 @@ CREATE TABLE upload_claims (
   version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
   claimed_at TEXT NOT NULL
 );
+
+-- Video tasks started through the proxy: who started which provider task and its last known state. The request
+-- is kept as a summary (image URLs without their query, data: URIs as their size); never a credential.
+CREATE TABLE video_tasks (
+  id                   TEXT PRIMARY KEY,
+  task_id              TEXT NOT NULL UNIQUE,
+  caller               TEXT NOT NULL,
+  state                TEXT NOT NULL,
+  err_code             TEXT NOT NULL DEFAULT '',
+  credits              INTEGER NOT NULL DEFAULT 0,
+  request_json         TEXT NOT NULL,
+  callback_secret_hash TEXT,
+  created_at           TEXT NOT NULL,
+  updated_at           TEXT NOT NULL
+);
+
+-- Images staged for the video provider to fetch (the bytes are a blob); swept a day after staging.
+CREATE TABLE staged_images (
+  id           TEXT PRIMARY KEY,
+  caller       TEXT NOT NULL,
+  file_name    TEXT NOT NULL,
+  content_type TEXT,
+  state        TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'uploading', 'ready')),
+  media_type   TEXT,
+  sha256       TEXT,
+  size_bytes   INTEGER,
+  created_at   TEXT NOT NULL,
+  uploaded_at  TEXT
+);
+CREATE INDEX staged_images_created_at ON staged_images(created_at);
+CREATE INDEX staged_images_sha256 ON staged_images(sha256);

@@ -8,6 +8,7 @@ import { serve } from './serve'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -108,7 +109,11 @@ async function serveCommand(argv: string[], io: Io): Promise<number> {
   const flags = parse(normalizeBooleans(argv), Object.keys(SETTINGS))
   if (flags.help) return (io.out(serveHelp()), 0)
   const { help: _help, ...values } = flags
-  const { config, problems } = loadConfig({ flags: values as Record<string, string | undefined>, env: io.env })
+  const { config, problems } = loadConfig({
+    flags: values as Record<string, string | undefined>,
+    env: io.env,
+    readFile: (path) => readFileSync(path, 'utf8'),
+  })
   if (!config) {
     for (const p of problems) io.err(p)
     return 2

@@ -35,6 +35,26 @@ export const SETTINGS = {
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
+  'video-provider-url': {
+    schema: httpUrl,
+    default: undefined,
+    help: 'base URL of a Vidu-compatible video provider (e.g. https://api.vidu.com); unset, the video proxy answers 503',
+  },
+  'video-provider-key': {
+    schema: text,
+    default: undefined,
+    secret: true,
+    help: 'API key for the video provider; prefer --video-provider-key-file or the environment (flags show in process listings)',
+  },
+  'video-provider-key-file': { schema: text, default: undefined, help: 'file holding the API key for the video provider' },
+  'video-public': { schema: bool, default: 'false', help: 'let callers without credentials use the video proxy and image staging' },
+  'video-provider-timeout': { schema: int(1, 3600), default: '30', help: 'seconds to wait for the video provider before answering 504' },
+  'video-start-limit': { schema: int(1, 1_000_000), default: '10', help: 'video tasks one caller may start per minute (429 past that)' },
+  'video-max-image-bytes': {
+    schema: int(1024, 100 * 1024 * 1024),
+    default: '10485760',
+    help: 'largest image accepted by image staging and in data: URIs sent to the video proxy',
+  },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
     default: 'info',
@@ -48,10 +68,17 @@ export type Config = { readonly [K in SettingName]: Parsed<K> | (undefined exten
 
 export const envName = (name: string) => `REGISTRY_MIRROR_${name.toUpperCase().replace(/-/g, '_')}`
 
-/** Flags win over the environment; returns the config or one line per problem. */
+/** Where a setting's value came from, as the problem lines name it. */
+const sourceOf = (name: string, flags: Record<string, string | undefined>) => (flags[name] !== undefined ? `--${name}` : envName(name))
+
+/**
+ * Flags win over the environment; returns the config or one line per problem. The provider key may come from a
+ * file (`readFile`), so that it stays out of process listings; the config then holds the key itself.
+ */
 export function loadConfig(input: {
   flags: Record<string, string | undefined>
   env: Record<string, string | undefined>
+  readFile?: (path: string) => string
 }): { config: Config; problems: [] } | { config: undefined; problems: string[] } {
   const out: Record<string, unknown> = {}
   const problems: string[] = []
@@ -62,10 +89,42 @@ export function loadConfig(input: {
     const result = v.safeParse(setting.schema as v.GenericSchema<string, unknown>, raw)
     if (result.success) out[name] = result.output
     else {
-      const source = fromFlag !== undefined ? `--${name}` : envName(name)
-      problems.push(`${source}: ${result.issues[0].message} (got "${raw}")`)
+      const shown = 'secret' in setting ? '***' : raw
+      problems.push(`${sourceOf(name, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
   }
+  // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
+  if (!problems.length) problems.push(...videoProviderProblems(out, input))
   if (problems.length) return { config: undefined, problems }
   return { config: Object.freeze(out) as Config, problems: [] }
+}
+
+/** The provider needs its URL and exactly one source of its key; a key file is read here. */
+function videoProviderProblems(out: Record<string, unknown>, input: Parameters<typeof loadConfig>[0]): string[] {
+  const keyFile = out['video-provider-key-file'] as string | undefined
+  if (keyFile !== undefined && out['video-provider-key'] !== undefined) {
+    return [`${sourceOf('video-provider-key-file', input.flags)}: give the provider key once, either as a value or as a file`]
+  }
+  if (keyFile !== undefined) {
+    const where = sourceOf('video-provider-key-file', input.flags)
+    const read =
+      input.readFile ??
+      ((): string => {
+        throw Object.assign(new Error('no file reader'), { code: 'ENOTSUP' })
+      })
+    let key: string
+    try {
+      key = read(keyFile).trim()
+    } catch (err) {
+      return [`${where}: cannot read ${keyFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`]
+    }
+    if (!key) return [`${where}: ${keyFile} is empty`]
+    out['video-provider-key'] = key
+  }
+  const hasUrl = out['video-provider-url'] !== undefined
+  const hasKey = out['video-provider-key'] !== undefined
+  if (hasUrl && !hasKey) return [`${sourceOf('video-provider-url', input.flags)}: the provider needs a key too (--video-provider-key-file)`]
+  const keyFrom = sourceOf(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key', input.flags)
+  if (hasKey && !hasUrl) return [`${keyFrom}: a provider key without --video-provider-url is unused`]
+  return []
 }

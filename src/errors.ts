@@ -1,6 +1,6 @@
 /** The one error type of the registry, its closed set of codes, and its factories. Services throw these; http/errors.ts renders them. */
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 499 | 500 | 502 | 503 | 504
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 416 | 429 | 499 | 500 | 502 | 503 | 504
 
 /** Every `error` code a response can carry; /openapi lists them, and clients may match on them. */
 export const ERROR_CODES = [
@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'range_not_satisfiable',
   'rate_limited',
+  'payment_required',
   'client_closed_request',
   'internal',
   'archive_missing',
@@ -53,6 +54,8 @@ export class AppError extends Error {
     message: string,
     /** Headers the response must carry (Retry-After, Content-Range, WWW-Authenticate, ...). */
     readonly headers: Record<string, string> = {},
+    /** One line per problem, when there are several (invalid fields); the proxy error body lists them. */
+    readonly details: readonly string[] = [],
   ) {
     super(message)
   }
@@ -68,6 +71,9 @@ export const payloadTooLarge = (message: string) => new AppError(413, 'payload_t
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message)
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
+export const badGateway = (message: string, details: readonly string[] = []) => new AppError(502, 'upstream_failed', message, {}, details)
+export const notConfigured = (message: string) => new AppError(503, 'not_configured', message)
+export const gatewayTimeout = (message: string) => new AppError(504, 'upstream_timeout', message)
 
 // Messages the real clients show to people keep the upstream wording.
 export const nodeBanned = () => forbidden('Node Banned', 'node_banned')

@@ -9,7 +9,9 @@ import { createUrlSigner } from './blobs/signing'
 import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
-import { createLog } from './log'
+import { createLog, type Log } from './log'
+import { sweepStagedImages } from './services/staged-images'
+import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
@@ -18,6 +20,14 @@ import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 
 const SHUTDOWN_GRACE_MS = 10_000
+
+/** The video provider when both its URL and key are set (the settings check refuses one without the other). */
+function videoProvider(config: Config, log: Log): VideoProvider | undefined {
+  const baseUrl = config['video-provider-url']
+  const key = config['video-provider-key']
+  if (!baseUrl || !key) return undefined
+  return createVideoProvider({ baseUrl, key, timeoutMs: config['video-provider-timeout'] * 1000, log })
+}
 
 /** The signing secret: generated on first start and kept in the data directory (mode 0600). */
 function signingSecret(dir: string): string {
@@ -77,6 +87,12 @@ export async function serve(config: Config, io: Io): Promise<number> {
     log,
     now: () => new Date(),
     reviewLimiter: createRateLimiter(30, 10 * 60_000),
+    video: {
+      provider: videoProvider(config, log),
+      startLimiter: createRateLimiter(config['video-start-limit'], 60_000),
+      // The host application stages two images (start and end frame) for each task.
+      stageLimiter: createRateLimiter(2 * config['video-start-limit'], 60_000),
+    },
     settings: {
       publicUrl,
       maxUploadBytes: config['max-upload-bytes'],
@@ -85,18 +101,26 @@ export async function serve(config: Config, io: Io): Promise<number> {
       requireReviewAuth: config['require-review-auth'],
       uploadUrlTtlSeconds: 15 * 60,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
     },
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
-  log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
+  log.info('server.started', {
+    host: config.host,
+    port: server.port,
+    publicUrl,
+    data: config.data,
+    videoProvider: config['video-provider-url'] ? new URL(config['video-provider-url']).host : null,
+  })
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
   const sweep = async () => {
     const parts = await blobs.sweep(ABANDONED_AFTER_MS)
     const claims = await releaseAbandonedUploads(db, new Date(Date.now() - ABANDONED_AFTER_MS).toISOString())
-    if (parts || claims) log.info('uploads.swept', { parts, claims })
+    const images = await sweepStagedImages(deps)
+    if (parts || claims || images) log.info('uploads.swept', { parts, claims, images })
   }
   const sweeper = setInterval(() => sweep().catch((err: Error) => log.warn('uploads.sweep_failed', { error: err.message })), SWEEP_EVERY_MS)
   await sweep()

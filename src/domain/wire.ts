@@ -122,3 +122,57 @@ export type PublisherJson = v.InferOutput<typeof PublisherSchema>
 export type VersionJson = v.InferOutput<typeof VersionSchema>
 export type NodeJson = v.InferOutput<typeof NodeSchema>
 export type NodePage = v.InferOutput<typeof NodePageSchema>
+
+// The video proxy (the upstream's Vidu shapes). The host application's video node requires task_id, state and
+// created_at of a start, and state and a creations list (each with id, url and cover_url) of every poll.
+
+export const VIDEO_STATES = ['created', 'processing', 'queueing', 'success', 'failed'] as const
+export const VIDEO_CHOICES = {
+  aspect_ratio: ['16:9', '9:16', '1:1'],
+  resolution: ['360p', '540p', '720p', '1080p'],
+  movement_amplitude: ['auto', 'small', 'medium', 'large'],
+  style: ['general', 'anime'],
+} as const
+
+export const VideoTaskSchema = v.object({
+  task_id: v.string(),
+  state: v.string(),
+  credits: v.number(),
+  created_at: v.string(),
+  /** The provider's error code, when it failed the task at once. */
+  code: v.optional(v.number()),
+  model: v.string(),
+  images: strings,
+  prompt: v.optional(v.string()),
+  duration: v.optional(v.number()),
+  seed: v.optional(v.number()),
+  aspect_ratio: v.optional(v.string()),
+  resolution: v.optional(v.string()),
+  movement_amplitude: v.optional(v.string()),
+  style: v.optional(v.string()),
+  callback_url: v.optional(v.string()),
+  priority: v.optional(v.number()),
+  enhance: v.optional(v.boolean()),
+})
+
+export const VideoCreationSchema = v.object({
+  id: v.string(),
+  url: v.string(),
+  cover_url: v.string(),
+  watermarked_url: v.optional(v.string()),
+})
+
+export const VideoCreationsSchema = v.object({
+  id: v.string(),
+  state: v.string(),
+  err_code: v.string(),
+  credits: v.number(),
+  progress: v.optional(v.number()),
+  creations: v.array(VideoCreationSchema),
+})
+
+export const StagedImageUrlsSchema = v.object({ upload_url: v.string(), download_url: v.string() })
+
+export type VideoTaskJson = v.InferOutput<typeof VideoTaskSchema>
+export type VideoCreationsJson = v.InferOutput<typeof VideoCreationsSchema>
+export type StagedImageUrls = v.InferOutput<typeof StagedImageUrlsSchema>

@@ -1,17 +1,21 @@
 /**
  * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
  * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
- * stream their own bodies under their own limit, the operations routes need neither, the web pages (src/web/)
- * bring their own renderer, error page and security headers.
+ * stream their own bodies under their own limit, the operations routes need neither, the video proxy and its
+ * image staging resolve callers by bearer token or X-API-KEY and limit bodies per route, and the web pages
+ * (src/web/) bring their own renderer, error page and security headers.
  */
 import { Hono, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
-import { notFound, payloadTooLarge } from '../errors'
+import { STAGING_PREFIX } from '../services/staged-images'
+import { notFound } from '../errors'
 import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
+import { JSON_BODY_LIMIT, limitBody } from './body-limit'
+import { imageStagingRoutes } from './image-staging'
+import { videoRoutes } from './video'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
@@ -21,8 +25,6 @@ import { publisherRoutes } from './publishers'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
 import { webRoutes } from '../web/routes'
-
-const JSON_BODY_LIMIT = 1024 * 1024
 
 /** Method, path (never the query: signed URLs carry their signature there), status, duration. */
 function accessLog(log: Log): MiddlewareHandler {
@@ -38,12 +40,7 @@ function accessLog(log: Log): MiddlewareHandler {
   }
 }
 
-const jsonBodyLimit = bodyLimit({
-  maxSize: JSON_BODY_LIMIT,
-  onError: () => {
-    throw payloadTooLarge(`request bodies are limited to ${JSON_BODY_LIMIT} bytes`)
-  },
-})
+const jsonBodyLimit = limitBody(JSON_BODY_LIMIT)
 
 export interface AppOptions {
   corsOrigin?: string
@@ -55,7 +52,11 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   const app = new Hono<Env>({ strict: false })
   const origins = (opts.corsOrigin ?? '*').split(',').map((o) => o.trim())
   app.onError(renderError(deps.log))
-  app.notFound((c) => renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`)))
+  app.notFound((c) => {
+    // The host application's other video nodes call paths we do not serve: they get the proxy's body too.
+    if (/^\/(?:proxy|customers)\//.test(c.req.path)) c.set('errorBody', 'proxy')
+    return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
+  })
   app.use(accessLog(deps.log))
   app.use(
     cors({
@@ -85,6 +86,10 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
+  // The video proxy under its own name and the upstream's (the host application calls /proxy/vidu/...).
+  app.route('/proxy/provider', videoRoutes(deps))
+  app.route('/proxy/vidu', videoRoutes(deps))
+  app.route(STAGING_PREFIX, imageStagingRoutes(deps))
   // The web pages: `/` and `/-/...`, which no API route can take.
   app.route('/', webRoutes(deps))
   const document = openApiDocument(app, deps.settings.publicUrl)

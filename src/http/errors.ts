@@ -1,13 +1,18 @@
 /**
  * The only place errors become responses: AppError as itself (with its headers), Hono's own errors by status, a
  * client gone away at info, anything else a logged 500. `describeError` decides what an error means once; the API
- * renders that as JSON here, the web pages as an HTML page (src/web/error-page.tsx).
+ * renders that here as the registry's `{error, message}`, or, on routes whose spec says so (the video proxy and
+ * its image staging), as the proxy's `{message, details}`; the web pages render it as an HTML page
+ * (src/web/error-page.tsx).
  */
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, type ErrorCode } from '../errors'
 import type { Log } from '../log'
+
+/** Which error body a route answers with; a route spec sets it on the request (route-spec.ts). */
+export type ErrorBody = 'registry' | 'proxy'
 
 const CODES: Partial<Record<number, ErrorCode>> = {
   400: 'bad_request',
@@ -20,10 +25,13 @@ const CODES: Partial<Record<number, ErrorCode>> = {
   429: 'rate_limited',
 }
 
-const errorBody = (code: ErrorCode, message: string) => ({ error: code, message })
+function errorBody(c: Context, err: AppError) {
+  if (c.get('errorBody') === 'proxy') return { message: err.message, details: [...err.details] }
+  return { error: err.code, message: err.message }
+}
 
 export function renderAppError(c: Context, err: AppError): Response {
-  return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode, err.headers)
+  return c.json(errorBody(c, err), err.status as ContentfulStatusCode, err.headers)
 }
 
 /** Any error as an AppError that may be shown to the caller; faults are logged here and never show their message. */

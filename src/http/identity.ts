@@ -4,8 +4,9 @@ import { getConnInfo } from 'hono/bun'
 import type { Actor } from '../services/access'
 import type { Deps } from '../services/deps'
 import { userForToken } from '../services/identity'
+import type { ErrorBody } from './errors'
 
-export type Env = { Variables: { actor: Actor } }
+export type Env = { Variables: { actor: Actor; errorBody?: ErrorBody } }
 
 function clientAddress(c: Context): string {
   try {
@@ -18,19 +19,23 @@ function clientAddress(c: Context): string {
 /**
  * Never refuses: a missing, malformed or unknown bearer token leaves an anonymous caller (public reads answer
  * it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
+ * With `apiKey`, an access token in `X-API-KEY` counts too (the host application sends its key there when it
+ * has no bearer token); a bearer header wins when both are sent.
  */
-export function identity(deps: Deps): MiddlewareHandler<Env> {
+export function identity(deps: Deps, opts: { apiKey?: boolean } = {}): MiddlewareHandler<Env> {
   return async (c, next) => {
     const address = clientAddress(c)
     const header = c.req.header('authorization')
-    if (!header) {
+    const apiKey = opts.apiKey ? c.req.header('x-api-key')?.trim() : undefined
+    if (!header && !apiKey) {
       c.set('actor', { address })
       return next()
     }
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    const user = m ? await userForToken(deps.db, m[1]!) : undefined
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : undefined
+    const token = header ? m?.[1] : apiKey
+    const user = token ? await userForToken(deps.db, token) : undefined
     if (user) c.set('actor', { user, address })
-    else c.set('actor', { address, credentialProblem: m ? 'invalid auth token' : 'token is not in Bearer format' })
+    else c.set('actor', { address, credentialProblem: token ? 'invalid auth token' : 'token is not in Bearer format' })
     return next()
   }
 }

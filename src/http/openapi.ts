@@ -15,6 +15,13 @@ const ErrorResponse = {
   properties: { error: { type: 'string', enum: [...ERROR_CODES] }, message: { type: 'string' } },
 }
 
+/** The video proxy's error body (the upstream's `Error`): a sentence and one line per problem. */
+const ProxyError = {
+  type: 'object',
+  required: ['message', 'details'],
+  properties: { message: { type: 'string' }, details: { type: 'array', items: { type: 'string' } } },
+}
+
 function config(typeMode: 'input' | 'output'): ConversionConfig {
   return {
     target: 'openapi-3.0',
@@ -59,6 +66,7 @@ const SECURITY: Record<RouteSpec['auth'], object | undefined> = {
   optional: { security: [{}, { BearerAuth: [] }] },
   bearer: { security: [{ BearerAuth: [] }] },
   admin: { security: [{ BearerAuth: [] }] },
+  video: { security: [{ BearerAuth: [] }, { ApiKeyAuth: [] }] },
 }
 
 function operation(path: string, spec: RouteSpec) {
@@ -86,7 +94,12 @@ function operation(path: string, spec: RouteSpec) {
     ...(requestBody && { requestBody }),
     responses: {
       [status]: { description: 'success', ...(content && { content }) },
-      default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+      default: {
+        description: 'error',
+        content: {
+          'application/json': { schema: { $ref: `#/components/schemas/${spec.errorBody === 'proxy' ? 'ProxyError' : 'ErrorResponse'}` } },
+        },
+      },
     },
   }
 }
@@ -101,12 +114,15 @@ export function openApiDocument(app: Hono<any>, serverUrl: string) {
     const path = openApiPath(r.path)
     ;(paths[path] ??= {})[r.method.toLowerCase()] = operation(path, r.handler[SPEC])
   }
-  const schemas: Record<string, object> = { ErrorResponse, ...toJsonSchemaDefs(DEFINITIONS, config('output')) }
+  const schemas: Record<string, object> = { ErrorResponse, ProxyError, ...toJsonSchemaDefs(DEFINITIONS, config('output')) }
   return {
     openapi: '3.0.3',
     info: { title: 'registry-mirror: Node Registry API', version: '1.0' },
     servers: [{ url: serverUrl }],
     paths,
-    components: { schemas, securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas,
+      securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer' }, ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } },
+    },
   }
 }

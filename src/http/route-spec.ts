@@ -5,12 +5,17 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import * as v from 'valibot'
+import type { ErrorBody } from './errors'
+import type { Env } from './identity'
 import { jsonBody, queryParams } from './validate'
 
 type Schema = v.GenericSchema<unknown, unknown>
 
-/** public: anyone; optional: a bearer token changes the answer; bearer: a user; admin: an admin; signed: the URL's signature. */
-export type Auth = 'public' | 'optional' | 'bearer' | 'admin' | 'signed'
+/**
+ * public: anyone; optional: a bearer token changes the answer; bearer: a user; admin: an admin; signed: the URL's
+ * signature; video: a user by bearer token or X-API-KEY, or anyone when the operator opened the video proxy.
+ */
+export type Auth = 'public' | 'optional' | 'bearer' | 'admin' | 'signed' | 'video'
 
 export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined> {
   summary: string
@@ -24,6 +29,8 @@ export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B 
   response?: Schema | { mediaType: string }
   status?: number
   description?: string
+  /** The error body this route answers with (default: the registry's `{error, message}`). */
+  errorBody?: ErrorBody
 }
 
 export const SPEC = Symbol('route-spec')
@@ -39,7 +46,13 @@ export type SpecifiedRoute<Q extends Schema | undefined, B extends Schema | unde
 export function route<Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
   spec: RouteSpec<Q, B>,
 ): SpecifiedRoute<Q, B> {
-  const middleware: MiddlewareHandler = async (_c, next) => next()
+  const errorBody = spec.errorBody
+  const middleware: MiddlewareHandler<Env> = errorBody
+    ? async (c, next) => {
+        c.set('errorBody', errorBody)
+        await next()
+      }
+    : async (_c, next) => next()
   return Object.assign(middleware, {
     [SPEC]: spec,
     query: (c: Context) => queryParams(c, spec.query ?? v.object({})),

@@ -1,21 +1,27 @@
 /** Request validation with valibot: JSON bodies and query strings, failing with our 400 {error, message}. */
 import type { Context } from 'hono'
 import * as v from 'valibot'
-import { badRequest, unsupportedMediaType } from '../errors'
+import { AppError, unsupportedMediaType } from '../errors'
 
 type Schema = v.GenericSchema<unknown, unknown>
 
-function describe(issues: readonly v.BaseIssue<unknown>[], where: string): string {
-  const issue = issues[0]!
+function describe(issue: v.BaseIssue<unknown>, where: string): string {
   const path = v.getDotPath(issue)
   const message = issue.input === undefined ? 'is required' : issue.message
   return `${path ? `${where}${path}` : where.replace(/\.$/, '') || 'request'}: ${message}`
 }
 
+/** One line per field in trouble (its first problem); the message is the first line, the details all of them. */
 function parseWith<S extends Schema>(schema: S, input: unknown, where: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input)
-  if (!result.success) throw badRequest(describe(result.issues, where))
-  return result.output
+  if (result.success) return result.output
+  const lines = new Map<string, string>()
+  for (const issue of result.issues) {
+    const path = v.getDotPath(issue) ?? ''
+    if (!lines.has(path)) lines.set(path, describe(issue, where))
+  }
+  const details = [...lines.values()]
+  throw new AppError(400, 'bad_request', details[0]!, {}, details)
 }
 
 /** The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type a 415. */
@@ -30,7 +36,7 @@ export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise
   try {
     parsed = JSON.parse(text)
   } catch {
-    throw badRequest('body: malformed JSON', 'invalid_json')
+    throw new AppError(400, 'invalid_json', 'body: malformed JSON', {}, ['body: malformed JSON'])
   }
   return parseWith(schema, parsed, 'body.')
 }

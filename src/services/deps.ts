@@ -5,6 +5,7 @@ import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
+import type { VideoProvider } from '../upstream/video-provider'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -17,6 +18,14 @@ export interface RegistrySettings {
   requireReviewAuth: boolean
   uploadUrlTtlSeconds: number
   archiveLimits: ArchiveLimits
+  video: VideoSettings
+}
+
+export interface VideoSettings {
+  /** Callers without credentials may use the proxy and image staging (keyed by client address). */
+  public: boolean
+  /** Largest staged image, and largest decoded data: URI in a task. */
+  maxImageBytes: number
 }
 
 export interface Deps {
@@ -30,6 +39,14 @@ export interface Deps {
   settings: RegistrySettings
   /** Admits or refuses one anonymous review from a client address. */
   reviewLimiter: RateLimiter
+  video: {
+    /** The configured provider; none makes the proxy answer 503. */
+    provider?: VideoProvider
+    /** Admits or refuses one task start, per caller. */
+    startLimiter: RateLimiter
+    /** Admits or refuses one image staging, per caller. */
+    stageLimiter: RateLimiter
+  }
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

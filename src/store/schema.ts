@@ -160,6 +160,36 @@ export interface UploadClaimTable {
   claimed_at: string
 }
 
+export interface VideoTaskTable {
+  id: string
+  task_id: string
+  /** `user:<id>`, or `addr:<client address>` for an anonymous caller of an open proxy. */
+  caller: string
+  state: string
+  err_code: Generated<string>
+  credits: Generated<number>
+  request_json: string
+  /** SHA-256 of the secret in the callback URL given to the provider; null when the caller's own callback_url was. */
+  callback_secret_hash: string | null
+  created_at: string
+  updated_at: string
+}
+
+export type StagedImageState = 'pending' | 'uploading' | 'ready'
+
+export interface StagedImageTable {
+  id: string
+  caller: string
+  file_name: string
+  content_type: string | null
+  state: Generated<StagedImageState>
+  media_type: string | null
+  sha256: string | null
+  size_bytes: number | null
+  created_at: string
+  uploaded_at: string | null
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -175,6 +205,8 @@ export interface DB {
   changes: ChangeTable
   audit_log: AuditLogTable
   upload_claims: UploadClaimTable
+  video_tasks: VideoTaskTable
+  staged_images: StagedImageTable
 }
 
 export type UserRow = Selectable<UserTable>
@@ -186,3 +218,5 @@ export type VersionRow = Selectable<NodeVersionTable>
 export type NewVersionRow = Insertable<NodeVersionTable>
 export type ArchiveRow = Selectable<ArchiveTable>
 export type ChangeRow = Selectable<ChangeTable>
+export type VideoTaskRow = Selectable<VideoTaskTable>
+export type StagedImageRow = Selectable<StagedImageTable>

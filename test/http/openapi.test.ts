@@ -53,4 +53,28 @@ describe('GET /openapi', () => {
     expect(doc.components.schemas.NodeVersion.properties.supported_comfyui_version).toEqual({ type: 'string' })
     expect(JSON.stringify(doc)).not.toContain('$defs')
   })
+
+  test('the video proxy documents its own error body and both ways to send a token', async () => {
+    const doc = (await t.call('GET', '/openapi')).body
+    const proxyError = { $ref: '#/components/schemas/ProxyError' }
+    for (const [path, method] of [
+      ['/proxy/provider/start-end2video', 'post'],
+      ['/proxy/vidu/start-end2video', 'post'],
+      ['/proxy/vidu/tasks/{taskId}/creations', 'get'],
+      ['/proxy/provider/callback', 'post'],
+      ['/customers/storage', 'post'],
+      ['/customers/storage/{id}', 'put'],
+    ] as const) {
+      expect(doc.paths[path][method].responses.default.content['application/json'].schema).toEqual(proxyError)
+    }
+    expect(doc.paths['/nodes/{nodeId}'].get.responses.default.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorResponse',
+    })
+    expect(doc.paths['/proxy/vidu/start-end2video'].post.security).toEqual([{ BearerAuth: [] }, { ApiKeyAuth: [] }])
+    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-KEY' })
+    expect(doc.paths['/proxy/vidu/start-end2video'].post.requestBody.content['application/json'].schema.required).toEqual([
+      'model',
+      'images',
+    ])
+  })
 })

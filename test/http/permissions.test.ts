@@ -2,11 +2,15 @@
  * Every write route (and every read that depends on who asks) against every kind of caller. Each cell is the
  * status and, for refusals, the error code: breaking any single check turns a cell red.
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { CALLERS, makeWorld, type Caller, type World } from '../support/permission-world'
+import { nodeStartBody } from '../support/video-node'
+import { startFakeProvider, type FakeProvider } from '../support/video-provider'
 
 interface Route {
   name: string
+  /** The route needs a video provider (the world then holds a video task of the owner). */
+  video?: true
   request(w: World, c: Caller): { method: string; path: string; body?: unknown }
   expect: Record<Caller, string>
 }
@@ -27,6 +31,19 @@ const FLAGGED_ARCHIVE: Record<Caller, string> = {
   admin: '200',
   bannedUser: FLAGGED,
   memberOfBanned: FLAGGED,
+}
+
+/** The video proxy answers `{message, details}`: its cells show the message. Any active user may use it. */
+const VIDEO_CALLERS: Record<Caller, string> = {
+  anonymous: '401 Authentication required: send Authorization: Bearer <token> or X-API-KEY: <token> with an access token',
+  garbage: '401 invalid auth token',
+  user: '200',
+  member: '200',
+  owner: '200',
+  otherOwner: '200',
+  admin: '200',
+  bannedUser: '403 user/publisher is banned',
+  memberOfBanned: '200',
 }
 
 const ROUTES: Route[] = [
@@ -161,7 +178,39 @@ const ROUTES: Route[] = [
     request: () => ({ method: 'GET', path: '/nodes/pack/install?version=1.1.0' }),
     expect: FLAGGED_ARCHIVE,
   },
+  {
+    name: 'POST /proxy/provider/start-end2video',
+    video: true,
+    request: () => ({
+      method: 'POST',
+      path: '/proxy/provider/start-end2video',
+      body: nodeStartBody(['https://x.example/a.png', 'https://x.example/b.png']),
+    }),
+    expect: VIDEO_CALLERS,
+  },
+  {
+    name: 'POST /customers/storage',
+    video: true,
+    request: () => ({ method: 'POST', path: '/customers/storage', body: { file_name: 'frame.png', content_type: 'image/png' } }),
+    expect: VIDEO_CALLERS,
+  },
+  {
+    name: "GET /proxy/provider/tasks/{t}/creations of the owner's task",
+    video: true,
+    request: (w) => ({ method: 'GET', path: `/proxy/provider/tasks/${w.videoTaskId}/creations` }),
+    expect: {
+      ...VIDEO_CALLERS,
+      user: '404 task not found',
+      member: '404 task not found',
+      otherOwner: '404 task not found',
+      memberOfBanned: '404 task not found',
+    },
+  },
 ]
+
+let provider: FakeProvider
+beforeAll(async () => (provider = await startFakeProvider()))
+afterAll(() => provider.stop())
 
 let world: World | undefined
 afterEach(async () => {
@@ -174,10 +223,10 @@ describe('permission matrix', () => {
     describe(route.name, () => {
       for (const caller of CALLERS) {
         test(`${caller}: ${route.expect[caller]}`, async () => {
-          world = await makeWorld()
+          world = await makeWorld(route.video ? { videoProvider: provider } : {})
           const { method, path, body } = route.request(world, caller)
           const res = await world.t.call(method, path, { token: world.token[caller], body })
-          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error}`
+          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error ?? res.body?.message}`
           expect(got).toBe(route.expect[caller])
         })
       }

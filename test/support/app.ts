@@ -54,6 +54,7 @@ export async function makeTestApp(
     log,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
+    video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
     settings: {
       publicUrl: PUBLIC_URL,
       maxUploadBytes: 5 * 1024 * 1024,
@@ -62,6 +63,7 @@ export async function makeTestApp(
       requireReviewAuth: false,
       uploadUrlTtlSeconds: 900,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      video: { public: false, maxImageBytes: 10 * 1024 * 1024 },
       ...overrides.settings,
     },
     ...overrides.deps,

@@ -2,11 +2,14 @@
  * One registry holding every kind of caller, for permission matrices: publisher "acme" (owner olga, member mia,
  * and bob, an owner whose account is banned), "other" (owner oscar), "banned-pub" (owner bea; the publisher is
  * banned), plus uma (no role), ada (admin), an anonymous caller and one with a garbage token. acme's node
- * "pack" has an active 1.0.0 and a flagged 1.1.0; banned-pub's node "bpack" has 1.0.0.
+ * "pack" has an active 1.0.0 and a flagged 1.1.0; banned-pub's node "bpack" has 1.0.0. Given a video provider,
+ * olga (owner) has started one video task.
  */
 import { insertMember } from '../../src/store/publishers'
 import { makeZip, samplePack } from './archives'
 import { addPublisher, addPublisherToken, addUser, makeTestApp, publish, upload, type TestApp } from './app'
+import { nodeStartBody } from './video-node'
+import { useProvider, type FakeProvider } from './video-provider'
 
 export const CALLERS = ['anonymous', 'garbage', 'user', 'member', 'owner', 'otherOwner', 'admin', 'bannedUser', 'memberOfBanned'] as const
 export type Caller = (typeof CALLERS)[number]
@@ -21,6 +24,8 @@ export interface World {
   versionIdOf(caller: Caller): string
   /** Id of a publisher token of that publisher. */
   tokenIdOf(caller: Caller): string
+  /** The video task olga (owner) started, when the world has a video provider. */
+  videoTaskId?: string
 }
 
 async function versionId(t: TestApp, node: string, version: string): Promise<string> {
@@ -35,7 +40,7 @@ async function versionId(t: TestApp, node: string, version: string): Promise<str
   return row.id
 }
 
-export async function makeWorld(): Promise<World> {
+export async function makeWorld(opts: { videoProvider?: FakeProvider } = {}): Promise<World> {
   const t = await makeTestApp()
   const [olga, mia, bob, oscar, bea, uma, ada] = await Promise.all(
     ['olga', 'mia', 'bob', 'oscar', 'bea', 'uma'].map((id) => addUser(t, id)).concat(addUser(t, 'ada', { admin: true })),
@@ -71,6 +76,16 @@ export async function makeWorld(): Promise<World> {
       ).id,
     },
   }
+  let videoTaskId: string | undefined
+  if (opts.videoProvider) {
+    useProvider(t, opts.videoProvider)
+    const task = await t.call('POST', '/proxy/provider/start-end2video', {
+      token: olga,
+      body: nodeStartBody(['https://x.example/a.png', 'https://x.example/b.png']),
+    })
+    if (task.status !== 200) throw new Error(`video task: ${task.status}`)
+    videoTaskId = task.body.task_id
+  }
   const onBanned = (c: Caller) => c === 'memberOfBanned'
   return {
     t,
@@ -89,5 +104,6 @@ export async function makeWorld(): Promise<World> {
     nodeOf: (c) => (onBanned(c) ? 'bpack' : 'pack'),
     versionIdOf: (c) => (onBanned(c) ? ids.banned.version : ids.acme.version),
     tokenIdOf: (c) => (onBanned(c) ? ids.banned.token : ids.acme.token),
+    videoTaskId,
   }
 }

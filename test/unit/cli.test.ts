@@ -41,6 +41,64 @@ describe('loadConfig', () => {
   })
 })
 
+describe('video provider settings', () => {
+  const files: Record<string, string> = { '/run/secrets/vidu': '  vk-from-file\n', '/run/secrets/empty': '\n' }
+  const readFile = (path: string) => {
+    if (path in files) return files[path]!
+    throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' })
+  }
+  const load = (flags: Record<string, string>, env: Record<string, string> = {}) => loadConfig({ flags, env, readFile })
+
+  test('defaults: no provider, closed, 30 s, 10 starts a minute, 10 MiB images', () => {
+    const { config } = load({})
+    expect(config).toMatchObject({
+      'video-public': false,
+      'video-provider-timeout': 30,
+      'video-start-limit': 10,
+      'video-max-image-bytes': 10485760,
+    })
+    expect(config!['video-provider-url']).toBeUndefined()
+    expect(config!['video-provider-key']).toBeUndefined()
+  })
+
+  test('the key from a file (trimmed) or from the environment', () => {
+    const url = 'https://api.vidu.example/'
+    const fromFile = load({ 'video-provider-url': url, 'video-provider-key-file': '/run/secrets/vidu' }).config!
+    expect(fromFile['video-provider-key']).toBe('vk-from-file')
+    expect(fromFile['video-provider-url']).toBe('https://api.vidu.example')
+    const fromEnv = load({}, { REGISTRY_MIRROR_VIDEO_PROVIDER_URL: url, REGISTRY_MIRROR_VIDEO_PROVIDER_KEY: 'vk-env' }).config!
+    expect(fromEnv['video-provider-key']).toBe('vk-env')
+  })
+
+  test('one line per problem; a bad key value is never echoed', () => {
+    const url = { 'video-provider-url': 'https://v.example' }
+    expect(load(url).problems).toEqual(['--video-provider-url: the provider needs a key too (--video-provider-key-file)'])
+    expect(load({ 'video-provider-key': 'vk' }).problems).toEqual([
+      '--video-provider-key: a provider key without --video-provider-url is unused',
+    ])
+    expect(load({ ...url, 'video-provider-key': 'vk', 'video-provider-key-file': '/run/secrets/vidu' }).problems).toEqual([
+      '--video-provider-key-file: give the provider key once, either as a value or as a file',
+    ])
+    expect(load({ ...url, 'video-provider-key-file': '/nope' }).problems).toEqual(['--video-provider-key-file: cannot read /nope (ENOENT)'])
+    expect(load({ ...url, 'video-provider-key-file': '/run/secrets/empty' }).problems).toEqual([
+      '--video-provider-key-file: /run/secrets/empty is empty',
+    ])
+    expect(load({ ...url }, { REGISTRY_MIRROR_VIDEO_PROVIDER_KEY: '   ' }).problems).toEqual([
+      'REGISTRY_MIRROR_VIDEO_PROVIDER_KEY: expected a non-empty value (got "***")',
+    ])
+    expect(load({ 'video-provider-timeout': '0', 'video-start-limit': 'many' }).problems).toEqual([
+      '--video-provider-timeout: expected a whole number from 1 to 3600 (got "0")',
+      '--video-start-limit: expected a whole number from 1 to 1000000 (got "many")',
+    ])
+  })
+
+  test('--video-public is a switch', async () => {
+    const { io: cli, err } = io()
+    expect(await runCli(['serve', '--video-public', '--video-provider-timeout', 'x'], cli)).toBe(2)
+    expect(err).toEqual(['--video-provider-timeout: expected a whole number from 1 to 3600 (got "x")'])
+  })
+})
+
 describe('runCli', () => {
   test('bad settings exit 2 with one line each', async () => {
     const { io: cli, err } = io()
