@@ -85,11 +85,12 @@ export async function serve(config: Config, io: Io): Promise<number> {
       requireReviewAuth: config['require-review-auth'],
       uploadUrlTtlSeconds: 15 * 60,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      readOnly: config['read-only'],
     },
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
-  log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
+  log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data, readOnly: config['read-only'] })
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 

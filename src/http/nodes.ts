@@ -101,6 +101,7 @@ const specs = {
     summary: 'Look up many versions at once',
     tag: 'nodes',
     auth: 'public',
+    safe: true,
     body: v.object({
       node_versions: v.pipe(
         v.array(

@@ -24,6 +24,8 @@ export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B 
   response?: Schema | { mediaType: string }
   status?: number
   description?: string
+  /** Changes nothing although its method is not GET (a lookup whose query is a JSON body): a read-only registry serves it. */
+  safe?: boolean
 }
 
 export const SPEC = Symbol('route-spec')

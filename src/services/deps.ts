@@ -17,6 +17,8 @@ export interface RegistrySettings {
   requireReviewAuth: boolean
   uploadUrlTtlSeconds: number
   archiveLimits: ArchiveLimits
+  /** Refuse every write from clients (403 read_only); installs are answered without counting. */
+  readOnly: boolean
 }
 
 export interface Deps {

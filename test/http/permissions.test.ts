@@ -2,13 +2,16 @@
  * Every write route (and every read that depends on who asks) against every kind of caller. Each cell is the
  * status and, for refusals, the error code: breaking any single check turns a cell red.
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { feedPosition } from '../../src/store/changes'
 import { CALLERS, makeWorld, type Caller, type World } from '../support/permission-world'
 
 interface Route {
   name: string
   request(w: World, c: Caller): { method: string; path: string; body?: unknown }
   expect: Record<Caller, string>
+  /** The same request to a registry started with --read-only: refused, or answered as usual (reads). */
+  readOnly: Record<Caller, string> | 'as usual'
 }
 
 const NO_USER = { anonymous: '401 unauthorized', garbage: '401 unauthorized' }
@@ -29,6 +32,9 @@ const FLAGGED_ARCHIVE: Record<Caller, string> = {
   memberOfBanned: FLAGGED,
 }
 
+/** Every caller, admins included, is refused every write by a read-only registry. */
+const READ_ONLY = Object.fromEntries(CALLERS.map((c) => [c, '403 read_only'])) as Record<Caller, string>
+
 const ROUTES: Route[] = [
   {
     name: 'POST /publishers',
@@ -43,6 +49,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '201',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'PUT /publishers/{p}',
@@ -57,6 +64,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /publishers/{p}/tokens',
@@ -71,6 +79,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'GET /publishers/{p}/tokens',
@@ -85,6 +94,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: 'as usual',
   },
   {
     name: 'DELETE /publishers/{p}/tokens/{id}',
@@ -99,6 +109,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /publishers/{p}/nodes/{n}/versions (bearer)',
@@ -117,6 +128,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 node_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'PUT /publishers/{p}/nodes/{n}/versions/{id}',
@@ -135,6 +147,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /nodes/{n}/reviews',
@@ -150,16 +163,19 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '200',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'GET the archive of a flagged version',
     request: () => ({ method: 'GET', path: '/archives/acme/pack/1.1.0/node.zip' }),
     expect: FLAGGED_ARCHIVE,
+    readOnly: 'as usual',
   },
   {
     name: 'GET /nodes/{n}/install of a flagged version',
     request: () => ({ method: 'GET', path: '/nodes/pack/install?version=1.1.0' }),
     expect: FLAGGED_ARCHIVE,
+    readOnly: 'as usual',
   },
 ]
 
@@ -181,6 +197,32 @@ describe('permission matrix', () => {
           expect(got).toBe(route.expect[caller])
         })
       }
+    })
+  }
+})
+
+describe('permission matrix of a read-only registry (--read-only)', () => {
+  for (const route of ROUTES) {
+    // Nothing a cell does changes the registry here, so the cells of one route share one world.
+    describe(route.name, () => {
+      let shared: World
+      let serial = 0
+      beforeAll(async () => {
+        shared = await makeWorld()
+        shared.t.deps.settings.readOnly = true
+        serial = (await feedPosition(shared.t.deps.db)).lastSerial
+      })
+      afterAll(() => shared.t.cleanup())
+      const expected = route.readOnly === 'as usual' ? route.expect : route.readOnly
+      for (const caller of CALLERS) {
+        test(`${caller}: ${expected[caller]}`, async () => {
+          const { method, path, body } = route.request(shared, caller)
+          const res = await shared.t.call(method, path, { token: shared.token[caller], body })
+          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error}`
+          expect(got).toBe(expected[caller])
+        })
+      }
+      test('nothing changed', async () => expect((await feedPosition(shared.t.deps.db)).lastSerial).toBe(serial))
     })
   }
 })

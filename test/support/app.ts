@@ -62,6 +62,7 @@ export async function makeTestApp(
       requireReviewAuth: false,
       uploadUrlTtlSeconds: 900,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      readOnly: false,
       ...overrides.settings,
     },
     ...overrides.deps,
