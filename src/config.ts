@@ -35,6 +35,11 @@ export const SETTINGS = {
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
+  fixture: {
+    schema: text,
+    default: undefined,
+    help: 'load users, publishers, tokens, nodes, versions and archives from this JSON file before listening (without --data: into a fresh temporary data directory)',
+  },
   'read-only': {
     schema: bool,
     default: 'false',

@@ -2,21 +2,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
+import { BIN, ensureBinary } from '../support/binary'
 
-const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
 
-beforeAll(async () => {
-  if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
-  })
-  if (build.exitCode !== 0) throw new Error('build failed')
-})
+beforeAll(ensureBinary)
 afterAll(() => rmSync(data, { recursive: true, force: true }))
 
 interface Server {
