@@ -96,7 +96,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   }
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
-  const blobs = createDiskBlobStore(dataDir)
+  const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
   const deps: Deps = {
     db,
     blobs,

@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
-import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, PUBLISHER_ID_PATTERN, USER_ID_PATTERN } from './ids'
+import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, USER_ID_PATTERN } from './ids'
 import { SEMVER_PATTERN } from './semver'
 
 type Described<T> = v.GenericSchema<T>
@@ -74,7 +74,8 @@ export const FixturePublisherSchema = v.strictObject({
   id: v.pipe(
     v.string('must be a string'),
     v.maxLength(PUBLISHER_ID_MAX, `must be at most ${PUBLISHER_ID_MAX} characters`),
-    v.regex(PUBLISHER_ID_PATTERN, 'must start with a lowercase letter and hold only lowercase letters, digits and hyphens'),
+    // As the ids of real publishers are (some start with a digit); creating one through the API needs a letter first.
+    v.regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lowercase letters, digits and hyphens, starting with a letter or digit'),
   ),
   name: text(200, 'Default: the id.'),
   description: text(5000),

@@ -44,7 +44,7 @@ const CASES: [string, string, string[]][] = [
   [
     'a bad publisher id',
     edited((f) => (f.publishers[0].id = 'Acme')),
-    ['publishers[0].id: must start with a lowercase letter and hold only lowercase letters, digits and hyphens'],
+    ['publishers[0].id: must be lowercase letters, digits and hyphens, starting with a letter or digit'],
   ],
   [
     'a bad node id',
