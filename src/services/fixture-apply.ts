@@ -54,7 +54,7 @@ export const given = <T extends Record<string, unknown>>(o: T) =>
 
 export const instant = (ts: string | undefined) => (ts === undefined ? undefined : new Date(ts).toISOString())
 
-/** Inserts `row` when `existing` is missing, else updates what differs; counts either way. Returns whether it wrote. */
+/** Inserts (through `write.insert`) when nothing exists, else updates what differs from `wanted`; counts either way. Returns whether it wrote. */
 export async function upsert(
   step: FixtureStep,
   existing: object | undefined,
@@ -76,16 +76,28 @@ export async function upsert(
   return true
 }
 
+/**
+ * The tokens the store does not hold yet. One it holds for another user or publisher is a problem: the script
+ * that uses it would act as someone else.
+ */
+function unheld<T extends { owner: string; hash: string; path: string }>(
+  step: FixtureStep,
+  tokens: readonly T[],
+  holders: ReadonlyMap<string, string>,
+  kind: 'user' | 'publisher',
+): T[] {
+  return tokens.filter((t) => {
+    const holder = holders.get(t.hash)
+    if (holder !== undefined && holder !== t.owner)
+      step.problems.push({ path: t.path, message: `this token already belongs to ${kind} "${holder}"` })
+    return holder === undefined
+  })
+}
+
 async function applyUsers(step: FixtureStep, users: readonly FixtureUser[]): Promise<void> {
   const { w, at } = step
-  const existing = new Map(
-    (
-      await usersByIds(
-        w.db,
-        users.map((u) => u.id),
-      )
-    ).map((u) => [u.id, u]),
-  )
+  const ids = users.map((u) => u.id)
+  const existing = new Map((await usersByIds(w.db, ids)).map((u) => [u.id, u]))
   const inserts: Insertable<UserTable>[] = []
   const changed: string[] = []
   for (const u of users) {
@@ -112,26 +124,15 @@ async function applyUsers(step: FixtureStep, users: readonly FixtureUser[]): Pro
   for (const m of await membershipsOfUsers(w.db, changed)) w.publisher(m.publisher_id)
 
   const tokens = users.flatMap((u, i) =>
-    (u.tokens ?? []).map((t, j) => ({ user: u.id, hash: hashToken(t), path: `users[${i}].tokens[${j}]` })),
+    (u.tokens ?? []).map((t, j) => ({ owner: u.id, hash: hashToken(t), path: `users[${i}].tokens[${j}]` })),
   )
-  const holders = new Map(
-    (
-      await accessTokensByHashes(
-        w.db,
-        tokens.map((t) => t.hash),
-      )
-    ).map((r) => [r.token_hash, r.user_id]),
-  )
-  const fresh = tokens.filter((t) => {
-    const holder = holders.get(t.hash)
-    if (holder !== undefined && holder !== t.user)
-      step.problems.push({ path: t.path, message: `this token already belongs to user "${holder}"` })
-    return holder === undefined
-  })
+  const hashes = tokens.map((t) => t.hash)
+  const holders = new Map((await accessTokensByHashes(w.db, hashes)).map((r) => [r.token_hash, r.user_id]))
+  const fresh = unheld(step, tokens, holders, 'user')
   await insertRows(
     w.db,
     'access_tokens',
-    fresh.map((t) => ({ token_hash: t.hash, user_id: t.user, created_at: at })),
+    fresh.map((t) => ({ token_hash: t.hash, user_id: t.owner, created_at: at })),
   )
 }
 
@@ -141,14 +142,8 @@ async function applyPublishers(
   fixtureUsers: ReadonlySet<string>,
 ): Promise<void> {
   const { w, at } = step
-  const existing = new Map(
-    (
-      await publishersByIds(
-        w.db,
-        publishers.map((p) => p.id),
-      )
-    ).map((p) => [p.id, p]),
-  )
+  const ids = publishers.map((p) => p.id)
+  const existing = new Map((await publishersByIds(w.db, ids)).map((p) => [p.id, p]))
   const inserts: Insertable<PublisherTable>[] = []
   for (const p of publishers) {
     const { name, description, website, support, source_code_repo, logo, status } = p
@@ -193,28 +188,17 @@ async function applyPublishers(
   await insertRows(w.db, 'publisher_members', newMembers)
 
   const tokens = publishers.flatMap((p, i) =>
-    (p.tokens ?? []).map((t, j) => ({ p, t, hash: hashToken(t.token), path: `publishers[${i}].tokens[${j}].token` })),
+    (p.tokens ?? []).map((t, j) => ({ owner: p.id, t, hash: hashToken(t.token), path: `publishers[${i}].tokens[${j}].token` })),
   )
-  const holders = new Map(
-    (
-      await publisherTokensByHashes(
-        w.db,
-        tokens.map((t) => t.hash),
-      )
-    ).map((r) => [r.token_hash, r.publisher_id]),
-  )
-  const fresh = tokens.filter(({ p, hash, path }) => {
-    const holder = holders.get(hash)
-    if (holder !== undefined && holder !== p.id)
-      step.problems.push({ path, message: `this token already belongs to publisher "${holder}"` })
-    return holder === undefined
-  })
+  const hashes = tokens.map((t) => t.hash)
+  const holders = new Map((await publisherTokensByHashes(w.db, hashes)).map((r) => [r.token_hash, r.publisher_id]))
+  const fresh = unheld(step, tokens, holders, 'publisher')
   await insertRows(
     w.db,
     'publisher_tokens',
-    fresh.map(({ p, t, hash }) => ({
+    fresh.map(({ owner, t, hash }) => ({
       id: stableUuid(`publisher-token:${hash}`),
-      publisher_id: p.id,
+      publisher_id: owner,
       name: t.name ?? 'fixture',
       description: t.description ?? '',
       token_hash: hash,

@@ -24,21 +24,11 @@ const json = (value: unknown) => (value === undefined ? undefined : JSON.stringi
 /** What the store holds for the fixture's nodes, read in a few queries. */
 async function readExisting(step: FixtureStep, nodes: readonly FixtureNode[], fixturePublishers: ReadonlySet<string>) {
   const db = step.w.db
-  const byNormalizedId = new Map(
-    (
-      await nodesByNormalizedIds(
-        db,
-        nodes.map((n) => n.id.toLowerCase()),
-      )
-    ).map((n) => [n.normalized_id, n]),
-  )
+  const normalizedIds = nodes.map((n) => n.id.toLowerCase())
+  const byNormalizedId = new Map((await nodesByNormalizedIds(db, normalizedIds)).map((n) => [n.normalized_id, n]))
+  const storedNodeIds = [...byNormalizedId.values()].map((n) => n.id)
   const versions = new Map<string, VersionRow[]>()
-  for (const v of await versionsOfNodes(
-    db,
-    [...byNormalizedId.values()].map((n) => n.id),
-  )) {
-    versions.set(v.node_id, [...(versions.get(v.node_id) ?? []), v])
-  }
+  for (const v of await versionsOfNodes(db, storedNodeIds)) versions.set(v.node_id, [...(versions.get(v.node_id) ?? []), v])
   const named = [...new Set(nodes.map((n) => n.publisher).filter((p) => !fixturePublishers.has(p)))]
   const publishers = new Set([...fixturePublishers, ...(await publishersByIds(db, named)).map((p) => p.id)])
   const explicitIds = nodes.flatMap((n) => (n.versions ?? []).flatMap((v) => (v.id ? [v.id] : [])))

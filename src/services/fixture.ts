@@ -31,24 +31,12 @@ class FixtureRejected extends Error {
 /** SHA-256 of the archive the store already holds for each fixture version (`node/version` by index). */
 async function storedArchives(deps: Deps, fixture: Fixture): Promise<Map<string, string>> {
   const nodes = fixture.nodes ?? []
-  const found = new Map(
-    (
-      await nodesByNormalizedIds(
-        deps.db,
-        nodes.map((n) => n.id.toLowerCase()),
-      )
-    ).map((n) => [n.normalized_id, n.id]),
-  )
+  const normalizedIds = nodes.map((n) => n.id.toLowerCase())
+  const found = new Map((await nodesByNormalizedIds(deps.db, normalizedIds)).map((n) => [n.normalized_id, n.id]))
   if (!found.size) return new Map()
   const versions = await versionsOfNodes(deps.db, [...found.values()])
-  const sha = new Map(
-    (
-      await archivesOfVersions(
-        deps.db,
-        versions.map((v) => v.id),
-      )
-    ).map((a) => [a.version_id, a.sha256]),
-  )
+  const versionIds = versions.map((v) => v.id)
+  const sha = new Map((await archivesOfVersions(deps.db, versionIds)).map((a) => [a.version_id, a.sha256]))
   const idOf = new Map(versions.map((v) => [`${v.node_id}@${v.version}`, v.id]))
   const out = new Map<string, string>()
   nodes.forEach((n, i) =>
