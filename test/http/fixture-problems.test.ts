@@ -1,5 +1,5 @@
 /** Bad fixtures: each kind of problem is one line naming where in the file and what is wrong, and nothing is written. */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadFixture } from '../../src/services/fixture'
@@ -12,8 +12,6 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const TOKEN = 'fixture-token-0000000000000001'
 
 let t: TestApp
-beforeEach(async () => (t = await makeTestApp()))
-afterEach(() => t.cleanup())
 
 /** The example with one change applied. */
 function edited(change: (f: any) => void): string {
@@ -136,6 +134,10 @@ const CASES: [string, string, string[]][] = [
 ]
 
 describe('a bad fixture is refused with one line per problem, and nothing is written', () => {
+  // Every case must leave the store as it found it, so they can share one (and each checks that it did).
+  beforeAll(async () => (t = await makeTestApp()))
+  afterAll(() => t.cleanup())
+
   for (const [name, text, expected] of CASES) {
     test(name, async () => {
       const feed = await feedPosition(t.deps.db)
@@ -168,6 +170,9 @@ describe('a bad fixture is refused with one line per problem, and nothing is wri
 })
 
 describe('a fixture that contradicts the store is refused', () => {
+  beforeEach(async () => (t = await makeTestApp()))
+  afterEach(() => t.cleanup())
+
   test('a token that belongs to another user or publisher', async () => {
     await loadFixture(
       t.deps,
