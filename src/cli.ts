@@ -1,6 +1,7 @@
 /** The command line: parse, dispatch, and return an exit code (2 for bad usage or settings). */
 import { parseArgs } from 'node:util'
 import { envName, loadConfig, SETTINGS } from './config'
+import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
 import { createAccessToken, createUser } from './services/identity'
 import type { Io } from './io'
@@ -22,6 +23,7 @@ Commands:
   serve           run the registry (default data ./data, 127.0.0.1:8080)
   users create    create a user and print an access token
   tokens create   print a new access token for an existing user
+  fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
 Run "registry-mirror <command> --help" for its options.`
@@ -43,6 +45,12 @@ Works whether or not a server is running on the same data directory.`
 const TOKENS_HELP = `Usage: registry-mirror tokens create --user ID [--data DIR]
 
 Prints a new access token (one line) for an existing user.`
+
+const FIXTURE_HELP = `Usage: registry-mirror fixture --schema
+
+Prints the JSON Schema of the fixture files that "serve --fixture FILE" loads (users with fixed tokens,
+publishers with members and fixed publisher tokens, nodes, versions, inline archives).
+Start a registry from one:  registry-mirror serve --fixture FILE [--read-only] [--port 0] [--data DIR]`
 
 /** `--flag` -> `--flag=true` and `--no-flag` -> `--flag=false` for boolean settings, so every value parses as a string. */
 function normalizeBooleans(argv: string[]): string[] {
@@ -105,6 +113,13 @@ async function tokensCreate(argv: string[], io: Io): Promise<number> {
   return 0
 }
 
+function fixtureCommand(argv: string[], io: Io): number {
+  const flags = parse(argv, [], ['schema'])
+  if (flags.help || !flags.schema) return (io.out(FIXTURE_HELP), flags.help ? 0 : 2)
+  io.out(JSON.stringify(fixtureJsonSchema(), null, 2))
+  return 0
+}
+
 async function serveCommand(argv: string[], io: Io): Promise<number> {
   const flags = parse(normalizeBooleans(argv), Object.keys(SETTINGS))
   if (flags.help) return (io.out(serveHelp()), 0)
@@ -118,7 +133,9 @@ async function serveCommand(argv: string[], io: Io): Promise<number> {
     for (const p of problems) io.err(p)
     return 2
   }
-  return serve(config, io)
+  // A fixture describes the whole registry: unless told where to keep it, it gets a fresh directory of its own.
+  const dataGiven = values.data !== undefined || io.env[envName('data')] !== undefined
+  return serve(config, io, { temporaryData: config.fixture !== undefined && !dataGiven })
 }
 
 export async function runCli(argv: string[], io: Io): Promise<number> {
@@ -126,12 +143,19 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   try {
     if (!command || command === 'help' || command === '--help' || command === '-h') {
       const topic = command === 'help' ? sub : undefined
-      io.out(topic === 'serve' ? serveHelp() : topic === 'users' ? USERS_HELP : topic === 'tokens' ? TOKENS_HELP : USAGE)
+      const topics: Record<string, () => string> = {
+        serve: serveHelp,
+        users: () => USERS_HELP,
+        tokens: () => TOKENS_HELP,
+        fixture: () => FIXTURE_HELP,
+      }
+      io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if (command === 'users' && sub === 'create') return await usersCreate(rest, io)
     if (command === 'tokens' && sub === 'create') return await tokensCreate(rest, io)
+    if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

@@ -55,6 +55,16 @@ export const SETTINGS = {
     default: '10485760',
     help: 'largest image accepted by image staging and in data: URIs sent to the video proxy',
   },
+  fixture: {
+    schema: text,
+    default: undefined,
+    help: 'load users, publishers, tokens, nodes, versions and archives from this JSON file before listening (without --data: into a fresh temporary data directory)',
+  },
+  'read-only': {
+    schema: bool,
+    default: 'false',
+    help: 'refuse every write with 403 read_only; installs are served without counting downloads',
+  },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
     default: 'info',

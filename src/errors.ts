@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'upstream_failed',
   'not_configured',
   'upstream_timeout',
+  'read_only',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]
@@ -82,3 +83,4 @@ export const invalidPublisherToken = () => badRequest('Invalid personal access t
 export const userBanned = () => forbidden('user/publisher is banned', 'user_banned')
 export const publisherBanned = () => forbidden('user/publisher is banned', 'publisher_banned')
 export const notAdmin = () => forbidden('User is not admin', 'not_admin')
+export const readOnly = () => forbidden('This registry is read-only: it serves reads and installs, and refuses every write', 'read_only')

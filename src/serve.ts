@@ -1,5 +1,7 @@
-/** `serve`: wires store, blobs, signer, search and app, listens, and shuts down cleanly on a signal. */
-import { readFileSync, writeFileSync } from 'node:fs'
+/** `serve`: wires store, blobs, signer, search and app, loads a fixture, listens, and shuts down cleanly on a signal. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
@@ -16,6 +18,7 @@ import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
 import { createNodeJsonCache } from './services/node-json'
+import { loadFixture } from './services/fixture'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 
@@ -51,13 +54,38 @@ const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host)
 const SWEEP_EVERY_MS = 10 * 60_000
 const ABANDONED_AFTER_MS = 60 * 60_000
 
-export async function serve(config: Config, io: Io): Promise<number> {
+/** Reads and loads the fixture file; returns its problems, one line each, or undefined when it loaded. */
+async function loadFixtureFile(deps: Deps, file: string): Promise<string[] | undefined> {
+  const started = performance.now()
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? ''
+    const why = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a directory' }[code] ?? (err as Error).message
+    return [`${file}: cannot read the fixture: ${why}`]
+  }
+  const loaded = await loadFixture(deps, text, file)
+  if (!loaded.ok) return loaded.problems.map((p) => `${file}: ${p}`)
+  deps.log.info('fixture.loaded', { file, ...loaded.summary, ms: Math.round(performance.now() - started) })
+  return undefined
+}
+
+export interface ServeOptions {
+  /** Use a fresh data directory under the system's temporary directory, removed at exit (a fixture without --data). */
+  temporaryData?: boolean
+}
+
+export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Promise<number> {
   const log = createLog({ level: config['log-level'] })
+  const dataDir = opts.temporaryData ? mkdtempSync(join(tmpdir(), 'registry-mirror-fixture-')) : config.data
+  const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
   let db: Store
   try {
-    db = await openStore(join(prepareDataDir(config.data), 'registry.db'))
+    db = await openStore(join(prepareDataDir(dataDir), 'registry.db'))
   } catch (err) {
-    io.err(`cannot open the store in ${config.data}: ${(err as Error).message}`)
+    removeTemporary()
+    io.err(`cannot open the store in ${dataDir}: ${(err as Error).message}`)
     return 1
   }
   let app: App | undefined
@@ -72,16 +100,17 @@ export async function serve(config: Config, io: Io): Promise<number> {
     })
   } catch (err) {
     await db.destroy()
+    removeTemporary()
     io.err(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`)
     return 1
   }
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
-  const blobs = createDiskBlobStore(config.data)
+  const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
   const deps: Deps = {
     db,
     blobs,
-    signer: createUrlSigner(signingSecret(config.data)),
+    signer: createUrlSigner(signingSecret(dataDir)),
     search,
     nodeJson: createNodeJsonCache(db, publicUrl),
     log,
@@ -102,7 +131,19 @@ export async function serve(config: Config, io: Io): Promise<number> {
       uploadUrlTtlSeconds: 15 * 60,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
+
+      readOnly: config['read-only'],
     },
+  }
+  // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
+  const problems = config.fixture === undefined ? undefined : await loadFixtureFile(deps, config.fixture)
+  if (problems) {
+    for (const line of problems) io.err(line)
+    await server.stop(true)
+    search.close()
+    await db.destroy()
+    removeTemporary()
+    return 2
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
@@ -110,7 +151,8 @@ export async function serve(config: Config, io: Io): Promise<number> {
     host: config.host,
     port: server.port,
     publicUrl,
-    data: config.data,
+    data: dataDir,
+    readOnly: config['read-only'],
     videoProvider: config['video-provider-url'] ? new URL(config['video-provider-url']).host : null,
   })
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
@@ -133,6 +175,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
   search.close()
   await db.destroy()
+  removeTemporary()
   log.info('server.stopped', {})
   return 0
 }

@@ -5,8 +5,11 @@ export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]*$/
 export const PUBLISHER_ID_MAX = 64
 export const PUBLISHER_ID_MESSAGE = 'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'
 
-const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
-const NODE_ID_MAX = 100
+export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
+export const NODE_ID_MAX = 100
+
+export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/
+export const USER_ID_MESSAGE = 'user id must be 1-128 characters: letters, digits, ".", "_", "@", "-"'
 
 export function nodeIdProblem(id: string): string | undefined {
   if (id.length < 1 || id.length > NODE_ID_MAX) return 'node id must be between 1 and 100 characters'
@@ -28,3 +31,15 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 
 /** How a stored token is shown after creation: the first 4 characters, then `***`. */
 export const maskToken = (prefix: string) => `${prefix.slice(0, 4)}***`
+
+/**
+ * An id in the UUID v4 shape derived from a name: the same name always gives the same id, so a fixture loads
+ * with the same version ids on every run. (The v4 shape, not v5's, because version ids are checked as v4.)
+ */
+export function stableUuid(name: string): string {
+  const b = createHash('sha256').update(name).digest().subarray(0, 16)
+  b[6] = (b[6]! & 0x0f) | 0x40
+  b[8] = (b[8]! & 0x3f) | 0x80
+  const hex = b.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

@@ -8,11 +8,12 @@ export interface Semver {
   build: string
 }
 
-const PATTERN =
+/** What counts as a version: a leading v and missing minor/patch parts are accepted. */
+export const SEMVER_PATTERN =
   /^v?(0|[1-9]\d*|\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/
 
 function parseSemver(text: string): Semver | undefined {
-  const m = PATTERN.exec(text.trim())
+  const m = SEMVER_PATTERN.exec(text.trim())
   if (!m) return undefined
   const nums = [m[1], m[2], m[3]].map((part) => (part === undefined ? 0 : Number(part)))
   if (nums.some((n) => !Number.isSafeInteger(n))) return undefined

@@ -1,5 +1,5 @@
 /**
- * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
+ * createApp(deps): the whole HTTP surface. CORS, the access log and the read-only guard apply everywhere; each route group takes
  * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
  * stream their own bodies under their own limit, the operations routes need neither, the video proxy and its
  * image staging resolve callers by bearer token or X-API-KEY and limit bodies per route, and the web pages
@@ -22,6 +22,7 @@ import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
 import { openApiDocument } from './openapi'
 import { publishRoutes } from './publish'
 import { publisherRoutes } from './publishers'
+import { readOnlyGuard } from './read-only'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
 import { webRoutes } from '../web/routes'
@@ -67,6 +68,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
       maxAge: 600,
     }),
   )
+  // After CORS, so that preflights still answer and refusals carry CORS headers.
+  app.use(readOnlyGuard(deps.settings))
 
   /** A registry API group: the caller resolved once, JSON bodies limited. */
   const api = (...routes: Hono<Env>[]) => {

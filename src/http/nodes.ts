@@ -61,7 +61,7 @@ const specs = {
   }),
   read: route({ summary: 'Read a node', tag: 'nodes', auth: 'public', response: NodeSchema }),
   install: route({
-    summary: 'The version to install, with its downloadUrl (counts a download)',
+    summary: 'The version to install, with its downloadUrl (counts a download, unless the registry is read-only)',
     tag: 'nodes',
     auth: 'optional',
     query: v.object({ version: q.text }),
@@ -101,6 +101,7 @@ const specs = {
     summary: 'Look up many versions at once',
     tag: 'nodes',
     auth: 'public',
+    safe: true,
     body: v.object({
       node_versions: v.pipe(
         v.array(

@@ -31,6 +31,9 @@ export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B 
   description?: string
   /** The error body this route answers with (default: the registry's `{error, message}`). */
   errorBody?: ErrorBody
+
+  /** Changes nothing although its method is not GET (a lookup whose query is a JSON body): a read-only registry serves it. */
+  safe?: boolean
 }
 
 export const SPEC = Symbol('route-spec')

@@ -33,6 +33,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   const changedAt = new Map<string, number>()
   let ready = false
   let closed = false
+  /** Changes committed before the warm-up starts need no work here: the warm-up reads them from the store. */
+  let started = false
 
   function apply(docs: SearchDoc[], readAt: number): void {
     let changed = false
@@ -60,6 +62,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   }
 
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
+    if (!started) return
     const readAt = ++sequence
     for (const id of ids) changedAt.set(id.toLowerCase(), readAt)
     const docs = await load()
@@ -136,7 +139,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
   return {
     async warm() {
-      const started = performance.now()
+      started = true
+      const t0 = performance.now()
       let after: string | undefined
       while (!closed) {
         const readAt = sequence
@@ -152,7 +156,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       ready = true
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
       Bun.gc(true)
-      log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - started) })
+      log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
     },
 
     async find(q) {
@@ -171,6 +175,7 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     nodesChanged: (ids) => refresh(ids, () => loadSearchDocs(db, ids)),
 
     async publishersChanged(publisherIds) {
+      if (!started) return
       const docs = await loadSearchDocsOfPublishers(db, publisherIds)
       await refresh(
         docs.map((d) => d.id),

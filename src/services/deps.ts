@@ -19,6 +19,8 @@ export interface RegistrySettings {
   uploadUrlTtlSeconds: number
   archiveLimits: ArchiveLimits
   video: VideoSettings
+  /** Refuse every write from clients (403 read_only); installs are answered without counting. */
+  readOnly: boolean
 }
 
 export interface VideoSettings {

@@ -1,21 +1,17 @@
 /** Users and bearer access tokens: created from the CLI, resolved on every request. */
-import { hashToken, newSecretToken } from '../domain/ids'
+import { hashToken, newSecretToken, USER_ID_MESSAGE, USER_ID_PATTERN } from '../domain/ids'
 import type { UserJson } from '../domain/wire'
 import { badRequest, conflict, notFound } from '../errors'
 import type { Store } from '../store/db'
 import type { UserRow } from '../store/schema'
 import { findUser, findUserByTokenHash, insertAccessToken, insertUser } from '../store/users'
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/
-
 /** Creates a user and returns a new access token (shown once, stored as a hash). */
 export async function createUser(
   db: Store,
   input: { id: string; email: string; name: string; isAdmin: boolean; now: string },
 ): Promise<string> {
-  if (!USER_ID.test(input.id)) {
-    throw badRequest('user id must be 1-128 characters: letters, digits, ".", "_", "@", "-"')
-  }
+  if (!USER_ID_PATTERN.test(input.id)) throw badRequest(USER_ID_MESSAGE)
   if (await findUser(db, input.id)) throw conflict(`user "${input.id}" already exists`, 'user_exists')
   return db.transaction().execute(async (trx) => {
     await insertUser(trx, input)

@@ -94,7 +94,7 @@ async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow 
   return versions.find((v) => archived.has(v.id))
 }
 
-/** The version to install (the latest installable when none is named), counting one download. */
+/** The version to install (the latest installable when none is named), counting one download unless read-only. */
 export async function installNode(deps: Deps, actor: Actor, id: string, version?: string): Promise<VersionJson> {
   const node = await requireNode(deps, id)
   let row: VersionRow | undefined
@@ -106,10 +106,13 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
     row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
-  await commitWrite(deps, async (w) => {
-    await countDownload(w.db, node.id)
-    w.node(node.id)
-  })
+  // A read-only registry still serves installs; it only does not count them.
+  if (!deps.settings.readOnly) {
+    await commitWrite(deps, async (w) => {
+      await countDownload(w.db, node.id)
+      w.node(node.id)
+    })
+  }
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -3,6 +3,8 @@ import type { Store } from './db'
 import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
 import type { Insertable } from 'kysely'
 
+const CHANGES_PER_STATEMENT = 5000
+
 /** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
 export async function appendChanges(db: Store, entities: readonly { kind: ChangeKind; id: string }[], now: string): Promise<void> {
   if (!entities.length) return
@@ -14,15 +16,19 @@ export async function appendChanges(db: Store, entities: readonly { kind: Change
     .returning('last_serial')
     .executeTakeFirstOrThrow()
   const first = Number(last_serial) - entities.length + 1
-  await db
-    .insertInto('changes')
-    .values(entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now })))
-    .onConflict((oc) =>
-      oc
-        .columns(['kind', 'entity_id'])
-        .doUpdateSet((eb) => ({ serial: eb.ref('excluded.serial'), changed_at: eb.ref('excluded.changed_at') })),
-    )
-    .execute()
+  const rows = entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
+  // In chunks: a large write (a fixture, a sync page) must stay under SQLite's limit of bound values per statement.
+  for (let i = 0; i < rows.length; i += CHANGES_PER_STATEMENT) {
+    await db
+      .insertInto('changes')
+      .values(rows.slice(i, i + CHANGES_PER_STATEMENT))
+      .onConflict((oc) =>
+        oc
+          .columns(['kind', 'entity_id'])
+          .doUpdateSet((eb) => ({ serial: eb.ref('excluded.serial'), changed_at: eb.ref('excluded.changed_at') })),
+      )
+      .execute()
+  }
 }
 
 /** Entities changed after `since`, oldest change first. */

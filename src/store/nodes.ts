@@ -23,9 +23,10 @@ export interface NodeFields {
   translations?: Record<string, unknown>
 }
 
-type NodeColumns = Omit<Updateable<NodeTable>, 'id' | 'normalized_id' | 'publisher_id' | 'created_at'>
+export type NodeColumns = Omit<Updateable<NodeTable>, 'id' | 'normalized_id' | 'publisher_id' | 'created_at'>
 
-function nodeFieldsToColumns(f: NodeFields): NodeColumns {
+/** The columns of the fields that are set (absent fields are left out). */
+export function nodeFieldsToColumns(f: NodeFields): NodeColumns {
   const cols: NodeColumns = {}
   const text = ['name', 'description', 'author', 'license', 'icon', 'banner_url', 'category'] as const
   for (const key of text) if (f[key] !== undefined) cols[key] = f[key]

@@ -80,3 +80,7 @@ export function listMembers(db: Store, publisherIds: readonly string[]) {
     .execute()
 }
 export type MemberWithUser = Awaited<ReturnType<typeof listMembers>>[number]
+
+export async function setMemberRole(db: Store, publisherId: string, userId: string, role: MemberRow['role']): Promise<void> {
+  await db.updateTable('publisher_members').set({ role }).where('publisher_id', '=', publisherId).where('user_id', '=', userId).execute()
+}

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
-import { BIN, cli as runCli, ensureBuilt, startServer } from '../support/binary'
+import { BIN, cli as runCli, ensureBinary, startServer } from '../support/binary'
 
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
 
-beforeAll(ensureBuilt)
+beforeAll(ensureBinary)
 afterAll(() => rmSync(data, { recursive: true, force: true }))
 
 const start = (...args: string[]) => startServer(data, ...args)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { makeZip } from '../support/archives'
-import { cli, ensureBuilt, startServer, type Server } from '../support/binary'
+import { cli, ensureBinary, startServer, type Server } from '../support/binary'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = 'docs/screenshots'
@@ -104,7 +104,7 @@ beforeAll(async () => {
   if (!runBrowserTests) return
   if (browserMissing)
     throw new Error(`Chromium is missing (${CHROMIUM}): install it with "apt-get install -y chromium"; .ci/run does so itself`)
-  ensureBuilt()
+  await ensureBinary()
   server = await startServer(data, '--public-url', PUBLIC_URL)
   await seed(server.url)
   // Playwright gives each launch a fresh temporary profile (user-data dir), removed when the browser closes.

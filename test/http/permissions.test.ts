@@ -3,6 +3,8 @@
  * status and, for refusals, the error code: breaking any single check turns a cell red.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+
+import { feedPosition } from '../../src/store/changes'
 import { CALLERS, makeWorld, type Caller, type World } from '../support/permission-world'
 import { nodeStartBody } from '../support/video-node'
 import { startFakeProvider, type FakeProvider } from '../support/video-provider'
@@ -13,6 +15,8 @@ interface Route {
   video?: true
   request(w: World, c: Caller): { method: string; path: string; body?: unknown }
   expect: Record<Caller, string>
+  /** The same request to a registry started with --read-only: refused, or answered as usual (reads). */
+  readOnly: Record<Caller, string> | 'as usual'
 }
 
 const NO_USER = { anonymous: '401 unauthorized', garbage: '401 unauthorized' }
@@ -46,6 +50,9 @@ const VIDEO_CALLERS: Record<Caller, string> = {
   memberOfBanned: '200',
 }
 
+/** Every caller, admins included, is refused every write by a read-only registry. */
+const READ_ONLY = Object.fromEntries(CALLERS.map((c) => [c, '403 read_only'])) as Record<Caller, string>
+
 const ROUTES: Route[] = [
   {
     name: 'POST /publishers',
@@ -60,6 +67,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '201',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'PUT /publishers/{p}',
@@ -74,6 +82,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /publishers/{p}/tokens',
@@ -88,6 +97,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'GET /publishers/{p}/tokens',
@@ -102,6 +112,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: 'as usual',
   },
   {
     name: 'DELETE /publishers/{p}/tokens/{id}',
@@ -116,6 +127,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /publishers/{p}/nodes/{n}/versions (bearer)',
@@ -134,6 +146,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 node_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'PUT /publishers/{p}/nodes/{n}/versions/{id}',
@@ -152,6 +165,7 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '403 publisher_banned',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /nodes/{n}/reviews',
@@ -167,16 +181,19 @@ const ROUTES: Route[] = [
       bannedUser: BANNED_USER,
       memberOfBanned: '200',
     },
+    readOnly: READ_ONLY,
   },
   {
     name: 'GET the archive of a flagged version',
     request: () => ({ method: 'GET', path: '/archives/acme/pack/1.1.0/node.zip' }),
     expect: FLAGGED_ARCHIVE,
+    readOnly: 'as usual',
   },
   {
     name: 'GET /nodes/{n}/install of a flagged version',
     request: () => ({ method: 'GET', path: '/nodes/pack/install?version=1.1.0' }),
     expect: FLAGGED_ARCHIVE,
+    readOnly: 'as usual',
   },
   {
     name: 'POST /proxy/provider/start-end2video',
@@ -187,12 +204,14 @@ const ROUTES: Route[] = [
       body: nodeStartBody(['https://x.example/a.png', 'https://x.example/b.png']),
     }),
     expect: VIDEO_CALLERS,
+    readOnly: READ_ONLY,
   },
   {
     name: 'POST /customers/storage',
     video: true,
     request: () => ({ method: 'POST', path: '/customers/storage', body: { file_name: 'frame.png', content_type: 'image/png' } }),
     expect: VIDEO_CALLERS,
+    readOnly: READ_ONLY,
   },
   {
     name: "GET /proxy/provider/tasks/{t}/creations of the owner's task",
@@ -205,6 +224,7 @@ const ROUTES: Route[] = [
       otherOwner: '404 task not found',
       memberOfBanned: '404 task not found',
     },
+    readOnly: 'as usual',
   },
 ]
 
@@ -230,6 +250,32 @@ describe('permission matrix', () => {
           expect(got).toBe(route.expect[caller])
         })
       }
+    })
+  }
+})
+
+describe('permission matrix of a read-only registry (--read-only)', () => {
+  for (const route of ROUTES) {
+    // Nothing a cell does changes the registry here, so the cells of one route share one world.
+    describe(route.name, () => {
+      let shared: World
+      let serial = 0
+      beforeAll(async () => {
+        shared = await makeWorld(route.video ? { videoProvider: provider } : {})
+        shared.t.deps.settings.readOnly = true
+        serial = (await feedPosition(shared.t.deps.db)).lastSerial
+      })
+      afterAll(() => shared.t.cleanup())
+      const expected = route.readOnly === 'as usual' ? route.expect : route.readOnly
+      for (const caller of CALLERS) {
+        test(`${caller}: ${expected[caller]}`, async () => {
+          const { method, path, body } = route.request(shared, caller)
+          const res = await shared.t.call(method, path, { token: shared.token[caller], body })
+          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error ?? res.body?.message}`
+          expect(got).toBe(expected[caller])
+        })
+      }
+      test('nothing changed', async () => expect((await feedPosition(shared.t.deps.db)).lastSerial).toBe(serial))
     })
   }
 })

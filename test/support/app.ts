@@ -64,6 +64,8 @@ export async function makeTestApp(
       uploadUrlTtlSeconds: 900,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
       video: { public: false, maxImageBytes: 10 * 1024 * 1024 },
+
+      readOnly: false,
       ...overrides.settings,
     },
     ...overrides.deps,

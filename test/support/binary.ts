@@ -4,15 +4,20 @@ import { resolve } from 'node:path'
 
 export const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 
-/** Builds dist/registry-mirror unless CI handed us a binary. */
-export function ensureBuilt(): void {
-  if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
-  })
-  if (build.exitCode !== 0) throw new Error('build failed')
+let built: Promise<void> | undefined
+
+/** Builds dist/registry-mirror unless REGISTRY_MIRROR_BIN names one; every test file of a run shares the one build. */
+export function ensureBinary(): Promise<void> {
+  if (process.env.REGISTRY_MIRROR_BIN) return Promise.resolve()
+  built ??= (async () => {
+    const build = Bun.spawn(['bun', 'scripts/build.ts'], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+      env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
+    })
+    if ((await build.exited) !== 0) throw new Error('build failed')
+  })()
+  return built
 }
 
 export interface Server {

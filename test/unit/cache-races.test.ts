@@ -77,6 +77,21 @@ describe('search index warm-up', () => {
   })
 })
 
+describe('search index before its warm-up', () => {
+  test('changes committed before the warm-up starts cost no query, and the warm-up reads them', async () => {
+    db = await openStore(':memory:')
+    let queries = 0
+    const counting = db.withPlugin({ transformQuery: (args) => (queries++, args.node), transformResult: async (args) => args.result })
+    const search = createIndexedSearch(counting, silentLog)
+    await seedNodes(db, [{ id: 'a', description: 'sprocket' }])
+    await search.nodesChanged(['a'])
+    await search.publishersChanged(['acme'])
+    expect(queries).toBe(0)
+    await search.warm()
+    expect((await search.find({ search: 'sprocket', includeBanned: false, offset: 0, limit: 10 })).ids).toEqual(['a'])
+  })
+})
+
 describe('latest version', () => {
   test('banned and deleted versions never count, not even when nothing else is active', () => {
     const v = (version: string, status: 'active' | 'pending' | 'flagged' | 'banned' | 'deleted') => ({ version, status })

@@ -1,7 +1,25 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { runCli } from '../../src/cli'
 import { loadConfig } from '../../src/config'
+import { fixtureJsonSchema } from '../../src/domain/fixture'
 import { tempDirs } from '../support/tmp'
+
+const EXAMPLE = new URL('../fixtures/example-fixture.json', import.meta.url).pathname
+
+/** An io whose stop signal fires as soon as the server says it listens. */
+function stopWhenListening(env: Record<string, string> = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  let stop: (signal: string) => void = () => {}
+  const stopSignal = new Promise<string>((resolve) => (stop = resolve))
+  const cli = {
+    out: (l: string) => (out.push(l), l.startsWith('listening on ') && stop('SIGTERM')),
+    err: (l: string) => err.push(l),
+    env,
+    stopSignal,
+  }
+  return { out, err, io: cli }
+}
 
 function io(env: Record<string, string> = {}) {
   const out: string[] = []
@@ -34,6 +52,15 @@ describe('loadConfig', () => {
       '--public-url: expected an absolute http(s) URL (got "ftp://x")',
       'REGISTRY_MIRROR_MAX_UPLOAD_BYTES: expected a whole number from 1 to 9007199254740991 (got "lots")',
     ])
+  })
+
+  test('--fixture and --read-only, as flags or environment variables', () => {
+    const defaults = loadConfig({ flags: {}, env: {} }).config!
+    expect(defaults.fixture).toBeUndefined()
+    expect(defaults['read-only']).toBe(false)
+    const env = { REGISTRY_MIRROR_FIXTURE: 'ci.json', REGISTRY_MIRROR_READ_ONLY: 'true' }
+    expect(loadConfig({ flags: {}, env }).config).toMatchObject({ fixture: 'ci.json', 'read-only': true })
+    expect(loadConfig({ flags: { 'read-only': 'maybe' }, env: {} }).problems).toEqual(['--read-only: expected true or false (got "maybe")'])
   })
 
   test('public URL loses its trailing slash', () => {
@@ -150,5 +177,45 @@ describe('runCli', () => {
     expect(missing.err).toEqual(['--email: required', '--name: required'])
     const ghost = io()
     expect(await runCli(['tokens', 'create', '--user', 'ghost', '--data', data], ghost.io)).toBe(1)
+  })
+
+  test('fixture --schema prints the JSON Schema of fixture files', async () => {
+    const { io: cli, out } = io()
+    expect(await runCli(['fixture', '--schema'], cli)).toBe(0)
+    expect(JSON.parse(out.join('\n'))).toEqual(fixtureJsonSchema())
+    expect(await runCli(['fixture'], io().io)).toBe(2)
+  })
+
+  test('serve --fixture with a bad file exits 2 with one line per problem, each naming the file', async () => {
+    const file = `${tmp()}/bad.json`
+    await Bun.write(file, JSON.stringify({ users: [{ id: 'a b' }], nodes: [{ id: 'x' }] }))
+    const { io: cli, err, out } = stopWhenListening()
+    expect(await runCli(['serve', '--port', '0', '--fixture', file, '--log-level', 'error'], cli)).toBe(2)
+    expect(err).toEqual([
+      `${file}: users[0].id: must be 1-128 letters, digits, ".", "_", "@" or "-"`,
+      `${file}: nodes[0].publisher: is required`,
+    ])
+    expect(out).toEqual([])
+    const missing = stopWhenListening()
+    expect(await runCli(['serve', '--port', '0', '--fixture', `${file}.gone`, '--log-level', 'error'], missing.io)).toBe(2)
+    expect(missing.err).toEqual([`${file}.gone: cannot read the fixture: no such file`])
+  })
+
+  test('serve --fixture --data keeps the data, and serving the same fixture again on it changes nothing', async () => {
+    const data = tmp()
+    const args = ['serve', '--port', '0', '--fixture', EXAMPLE, '--data', data, '--log-level', 'error']
+    expect(await runCli(args, stopWhenListening().io)).toBe(0)
+    const { openStore } = await import('../../src/store/db')
+    const serial = async () => {
+      const db = await openStore(`${data}/registry.db`)
+      const row = await db.selectFrom('registry_instance').select('last_serial').executeTakeFirstOrThrow()
+      const nodes = await db.selectFrom('nodes').select('id').orderBy('id').execute()
+      await db.destroy()
+      return { serial: row.last_serial, nodes: nodes.map((n) => n.id) }
+    }
+    const first = await serial()
+    expect(first.nodes).toEqual(['blur-pack', 'old-pack', 'upscale-tools'])
+    expect(await runCli(args, stopWhenListening({ REGISTRY_MIRROR_READ_ONLY: 'true' }).io)).toBe(0)
+    expect(await serial()).toEqual(first)
   })
 })
