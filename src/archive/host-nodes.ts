@@ -1,75 +1,92 @@
-/** Static extraction of host node class names: the string keys of NODE_CLASS_MAPPINGS in Python source. */
+/** Static extraction of host node class names: the string keys of NODE_CLASS_MAPPINGS in Python source, in one linear pass. */
+import { PythonTokens } from './python-tokens'
 
-const STRING_START = /^(?:[rRbBuUfF]{0,2})("""|'''|"|')/
+const MAPPINGS = 'NODE_CLASS_MAPPINGS'
 
-/** Reads a Python string literal at `i`; returns its value and the index after it, or undefined. */
-function readString(src: string, i: number): { value: string; end: number } | undefined {
-  const m = STRING_START.exec(src.slice(i, i + 5))
-  if (!m) return undefined
-  const quote = m[1]!
-  const raw = /[rR]/.test(m[0].slice(0, -quote.length))
-  let j = i + m[0].length
-  let value = ''
-  while (j < src.length) {
-    if (src.startsWith(quote, j)) return { value, end: j + quote.length }
-    const ch = src[j]!
-    if (ch === '\\' && !raw) {
-      value += src[j + 1] ?? ''
-      j += 2
-      continue
-    }
-    if (ch === '\n' && quote.length === 1) return undefined
-    value += ch
-    j++
-  }
-  return undefined
+/**
+ * Where the scan stands in a statement about NODE_CLASS_MAPPINGS:
+ * `NODE_CLASS_MAPPINGS [: annotation] (= | |= | :=) {`, `NODE_CLASS_MAPPINGS.update({`, `NODE_CLASS_MAPPINGS["Key"] =`.
+ */
+type Statement = 'none' | 'afterName' | 'annotation' | 'afterDot' | 'afterUpdate' | 'expectDict' | 'itemKey' | 'itemClose' | 'itemAssign'
+
+export interface HostNodeScan {
+  names: string[]
+  /** Characters the tokenizer read: linear in the source, whatever the source. */
+  visited: number
 }
 
-/** The string keys at the top level of the dict literal opening at `open` (a '{'). */
-function dictKeys(src: string, open: number): string[] {
-  const keys: string[] = []
+export function scanHostNodes(source: string): HostNodeScan {
+  if (!source.includes(MAPPINGS)) return { names: [], visited: 0 }
+  const tokens = new PythonTokens(source)
+  const dictKeys: string[] = []
+  const itemKeys: string[] = []
+  let statement: Statement = 'none'
+  let itemKey = ''
   let depth = 0
+  /** Bracket depths of the dict literals being read, innermost last; a key is a string at exactly that depth. */
+  const dicts: number[] = []
   let expectKey = false
-  for (let i = open; i < src.length;) {
-    const ch = src[i]!
-    if (ch === '#') {
-      const nl = src.indexOf('\n', i)
-      i = nl < 0 ? src.length : nl
+  let pendingKey: string | undefined
+
+  while (tokens.next() !== 'end') {
+    const { kind, text } = tokens
+    if (kind === 'newline') {
+      // Inside brackets a newline is only layout; it ends an annotation, as the annotation's own line ends.
+      if (statement === 'annotation') statement = 'none'
       continue
     }
-    if (/\s/.test(ch)) {
-      i++
-      continue
-    }
-    const str = readString(src, i)
-    if (str) {
-      if (depth === 1 && expectKey) {
-        let k = str.end
-        while (k < src.length && /\s/.test(src[k]!)) k++
-        if (src[k] === ':') keys.push(str.value)
+    const isOp = (t: string) => kind === 'op' && text === t
+    if (pendingKey !== undefined && isOp(':')) dictKeys.push(pendingKey)
+    pendingKey = undefined
+
+    const inDict = dicts.length > 0 && dicts[dicts.length - 1] === depth
+    if (kind === 'string' && inDict && expectKey) pendingKey = text
+    expectKey = inDict && isOp(',')
+
+    if (kind === 'op' && (text === '{' || text === '[' || text === '(')) {
+      depth++
+      if (text === '{' && statement === 'expectDict') {
+        dicts.push(depth)
+        expectKey = true
       }
-      expectKey = false
-      i = str.end
-      continue
-    }
-    if ('{[('.includes(ch)) depth++
-    else if ('}])'.includes(ch)) {
+    } else if (kind === 'op' && (text === '}' || text === ']' || text === ')') && depth > 0) {
+      if (dicts[dicts.length - 1] === depth) dicts.pop()
       depth--
-      if (depth === 0) return keys
     }
-    expectKey = depth === 1 && (ch === '{' || ch === ',')
-    i++
+
+    if (statement === 'itemAssign' && isOp('=')) itemKeys.push(itemKey)
+    statement = advance(statement, kind, text, tokens.plainString)
+    if (statement === 'itemClose') itemKey = text
+    if (kind === 'name' && text === MAPPINGS) statement = 'afterName'
   }
-  return keys
+  return { names: [...dictKeys, ...itemKeys], visited: tokens.visited }
 }
 
-const DICT_ASSIGN = /\bNODE_CLASS_MAPPINGS\s*(?::[^=\n]*)?(?:=|\|=|\.update\(\s*)\s*(?=\{)/g
-const ITEM_ASSIGN = /\bNODE_CLASS_MAPPINGS\s*\[\s*[rR]?("|')((?:(?!\1)[^\\\n])+)\1\s*\]\s*=/g
+/** The statement state after a token; any token that does not continue the statement ends it. */
+function advance(state: Statement, kind: string, text: string, plainString: boolean): Statement {
+  const op = kind === 'op' ? text : undefined
+  switch (state) {
+    case 'afterName':
+      if (op === '=' || op === '|=' || op === ':=') return 'expectDict'
+      if (op === ':') return 'annotation'
+      if (op === '.') return 'afterDot'
+      if (op === '[') return 'itemKey'
+      return 'none'
+    case 'annotation':
+      return op === '=' ? 'expectDict' : 'annotation'
+    case 'afterDot':
+      return kind === 'name' && text === 'update' ? 'afterUpdate' : 'none'
+    case 'afterUpdate':
+      return op === '(' ? 'expectDict' : 'none'
+    case 'itemKey':
+      return kind === 'string' && plainString ? 'itemClose' : 'none'
+    case 'itemClose':
+      return op === ']' ? 'itemAssign' : 'none'
+    default:
+      return 'none'
+  }
+}
 
 export function extractHostNodeNames(source: string): string[] {
-  if (!source.includes('NODE_CLASS_MAPPINGS')) return []
-  const names: string[] = []
-  for (const m of source.matchAll(DICT_ASSIGN)) names.push(...dictKeys(source, m.index + m[0].length))
-  for (const m of source.matchAll(ITEM_ASSIGN)) names.push(m[2]!)
-  return names
+  return scanHostNodes(source).names
 }
