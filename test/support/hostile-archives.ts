@@ -43,6 +43,13 @@ const MAPPINGS = 'NODE_CLASS_MAPPINGS = {"Blur": Blur}\n'
 /** The Python text that made the old extractor quadratic: each opening rescanned the rest. */
 export const quadraticPython = (repeats: number) => 'NODE_CLASS_MAPPINGS={'.repeat(repeats)
 
+/** 5,000 distinct host node names, as many times as fit in `bytes` of one dict literal: the most work extraction can be given. */
+export function keyHeavyPython(bytes: number): string {
+  const keys = Math.floor((bytes - 30) / 10)
+  return `NODE_CLASS_MAPPINGS = {${Array.from({ length: keys }, (_, i) => `"N${String(i % 5000).padStart(4, '0')}":0,`).join('')}}`
+}
+export const KEY_HEAVY_NAMES = Array.from({ length: 5000 }, (_, i) => `N${String(i).padStart(4, '0')}`)
+
 /** A raw deflate stream of `mib` MiB of zeros, ~1 KiB per MiB: independent full-flush blocks, then a final empty block. */
 export function deflatedZeros(mib: number): Uint8Array {
   const block = deflateRawSync(new Uint8Array(1024 * 1024), { finishFlush: constants.Z_FULL_FLUSH })
@@ -70,6 +77,12 @@ function zipCases(): HostileCase[] {
       format: 'zip',
       bytes: zipOf([{ name: '__init__.py', data: quadraticPython(99_000) + MAPPINGS }]),
       expect: { hostNodes: ['Blur'] },
+    },
+    {
+      name: 'eight Python files of 2 MiB, each packed with host node keys',
+      format: 'zip',
+      bytes: zipOf(Array.from({ length: 8 }, (_, i) => ({ name: `nodes${i}.py`, data: keyHeavyPython(2 * 1024 * 1024) }))),
+      expect: { hostNodes: KEY_HEAVY_NAMES },
     },
     {
       name: 'hundreds of central records on one local header claiming 1 MiB each',

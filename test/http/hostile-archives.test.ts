@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
+import { type HostileCase, hostileCorpus } from '../support/hostile-archives'
+
+/** The cases that cost the inspector most (measured), refused and accepted alike. */
+const SLOWEST = [
+  'eight Python files of 2 MiB, each packed with host node keys',
+  'tar bomb by count: 20,001 entries',
+  'gzip bomb: 64 MiB of zeros after the last entry',
+  'the quadratic Python text, 2 MiB of it',
+  'zip bomb by count: 20,001 entries',
+  'hundreds of central records on one local header claiming 1 MiB each',
+  'zip bomb by ratio: 1.5 GiB of zeros in 1.6 MB',
+  'a Python file that inflates far beyond its declared size',
+]
+/** Generous: an idle /health answers in about a millisecond. */
+const HEALTH_BOUND_MS = 250
+
+let t: TestApp
+let server: ReturnType<typeof Bun.serve>
+beforeEach(async () => {
+  t = await makeTestApp({ settings: { maxUploadBytes: 64 * 1024 * 1024 } })
+  server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
+})
+afterEach(async () => {
+  await server.stop(true)
+  await t.cleanup()
+})
+
+/** PUTs the bytes to the signed URL on the real server (the URL names the public host; the signature covers only the path). */
+async function uploadOverHttp(signedUrl: string, bytes: Uint8Array) {
+  const { pathname, search } = new URL(signedUrl)
+  const res = await fetch(new URL(pathname + search, server.url), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/zip' },
+    body: bytes,
+  })
+  return { status: res.status, body: (await res.json()) as { node_version: { status: string; status_reason: string } } }
+}
+
+/** Polls GET /health back to back until `until` settles; returns every answer's latency. */
+async function pollHealth(until: Promise<unknown>): Promise<number[]> {
+  let settled = false
+  until.finally(() => (settled = true))
+  const latencies: number[] = []
+  while (!settled) {
+    const started = performance.now()
+    const res = await fetch(new URL('/health', server.url))
+    await res.arrayBuffer()
+    expect(res.status).toBe(200)
+    latencies.push(performance.now() - started)
+    await Bun.sleep(2)
+  }
+  return latencies
+}
+
+describe('hostile uploads do not slow other requests', () => {
+  test('GET /health answers promptly while the slowest hostile archives are inspected, and each version gets its verdict', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const corpus = hostileCorpus()
+    const cases = SLOWEST.map((name) => corpus.find((c) => c.name === name)!)
+    // Built before the clock starts: making a gzip of 64 MiB of zeros is itself slow.
+    const payloads = cases.map((c) => c.bytes())
+    // The server shares this process: collect the garbage of building them now, not while /health is timed.
+    Bun.gc(true)
+    const signedUrls: string[] = []
+    for (const [i] of cases.entries()) signedUrls.push((await publish(t, { pat, node: `pack-${i}`, version: '1.0.0' })).body.signedUrl)
+
+    const uploads = Promise.all(cases.map((_, i) => uploadOverHttp(signedUrls[i]!, payloads[i]!)))
+    const latencies = await pollHealth(uploads)
+    const results = await uploads
+
+    expect(latencies.length).toBeGreaterThan(5)
+    expect(Math.max(...latencies)).toBeLessThan(HEALTH_BOUND_MS)
+    results.forEach((res, i) => expectVerdict(cases[i]!, res))
+  }, 60_000)
+})
+
+function expectVerdict(c: HostileCase, res: Awaited<ReturnType<typeof uploadOverHttp>>) {
+  expect(res.status).toBe(200)
+  const { status, status_reason } = res.body.node_version
+  if ('reason' in c.expect) {
+    expect({ case: c.name, status }).toEqual({ case: c.name, status: 'NodeVersionStatusFlagged' })
+    expect(status_reason).toContain(c.expect.reason)
+  } else {
+    expect({ case: c.name, status }).toEqual({ case: c.name, status: 'NodeVersionStatusActive' })
+  }
+}
