@@ -14,6 +14,12 @@ export type Inspection =
 const PYTHON_BUDGET = 64 * 1024 * 1024
 const MAX_HOST_NODES = 10_000
 const MAX_HOST_NODE_NAME = 200
+/**
+ * Python bytes inflated between two full collections. Each file leaves its inflated and compressed buffers
+ * behind, which the collector would let pile up over a 64 MiB budget; measured on eight 2 MiB files, collecting
+ * every 4 MiB keeps the inspection's peak at 16-21 MiB instead of 25-27 MiB, for 4 collections.
+ */
+const COLLECT_EVERY = 4 * 1024 * 1024
 
 async function sniff(path: string): Promise<{ format: ArchiveFormat | undefined; size: number }> {
   const file = Bun.file(path)
@@ -30,15 +36,20 @@ export async function checkArchive(path: string, limits: ArchiveLimits): Promise
   const names = new Set<string>()
   let entries = 0
   let pythonRead = 0
-  const decoder = new TextDecoder()
+  let sinceCollection = 0
   const visitor = {
     wants: (e: ArchiveEntry) => e.name.endsWith('.py') && pythonRead + e.size <= PYTHON_BUDGET,
     visit(_e: ArchiveEntry, content?: Uint8Array) {
       entries++
       if (!content) return
       pythonRead += content.byteLength
-      for (const name of extractHostNodeNames(decoder.decode(content))) {
+      sinceCollection += content.byteLength
+      for (const name of extractHostNodeNames(content, MAX_HOST_NODES)) {
         if (name && name.length <= MAX_HOST_NODE_NAME && names.size < MAX_HOST_NODES) names.add(name)
+      }
+      if (sinceCollection >= COLLECT_EVERY) {
+        Bun.gc(true)
+        sinceCollection = 0
       }
       budget.checkTime()
     },

@@ -2,6 +2,7 @@
 import { PythonTokens } from './python-tokens'
 
 const MAPPINGS = 'NODE_CLASS_MAPPINGS'
+const MAPPINGS_BYTES = Buffer.from(MAPPINGS)
 
 /**
  * Where the scan stands in a statement about NODE_CLASS_MAPPINGS:
@@ -10,83 +11,104 @@ const MAPPINGS = 'NODE_CLASS_MAPPINGS'
 type Statement = 'none' | 'afterName' | 'annotation' | 'afterDot' | 'afterUpdate' | 'expectDict' | 'itemKey' | 'itemClose' | 'itemAssign'
 
 export interface HostNodeScan {
+  /** Distinct names, dict keys first, in the order they appear. */
   names: string[]
-  /** Characters the tokenizer read: linear in the source, whatever the source. */
+  /** Bytes the tokenizer read: linear in the source, whatever the source. */
   visited: number
 }
 
-export function scanHostNodes(source: string): HostNodeScan {
-  if (!source.includes(MAPPINGS)) return { names: [], visited: 0 }
-  const tokens = new PythonTokens(source)
-  const dictKeys: string[] = []
-  const itemKeys: string[] = []
+/** Dict keys seen so far, recognised by their bytes: a key repeated a million times is decoded once. */
+class DistinctKeys {
+  private readonly byHash = new Map<number, Uint8Array[]>()
+  readonly names: string[] = []
+
+  addSaved(tokens: PythonTokens): void {
+    const hash = tokens.savedHash
+    const seen = this.byHash.get(hash)
+    // A loop, not seen.some(): no closure per key on the hot path.
+    for (const bytes of seen ?? []) if (tokens.savedEquals(bytes)) return
+    if (seen) seen.push(tokens.savedBytes)
+    else this.byHash.set(hash, [tokens.savedBytes])
+    this.names.push(tokens.savedText)
+  }
+}
+
+/** Scans `source`, stopping once `maxNames` distinct names are found: memory stays bounded whatever the file repeats. */
+export function scanHostNodes(source: Uint8Array | string, maxNames = Number.POSITIVE_INFINITY): HostNodeScan {
+  const bytes = typeof source === 'string' ? Buffer.from(source) : Buffer.from(source.buffer, source.byteOffset, source.byteLength)
+  if (maxNames <= 0 || bytes.indexOf(MAPPINGS_BYTES) < 0) return { names: [], visited: 0 }
+  const tokens = new PythonTokens(bytes)
+  const dictKeys = new DistinctKeys()
+  const itemKeys = new Set<string>()
   let statement: Statement = 'none'
   let itemKey = ''
   let depth = 0
   /** Bracket depths of the dict literals being read, innermost last; a key is a string at exactly that depth. */
   const dicts: number[] = []
   let expectKey = false
-  let pendingKey: string | undefined
+  let pendingKey = false
 
-  while (tokens.next() !== 'end') {
-    const { kind, text } = tokens
+  while (dictKeys.names.length + itemKeys.size < maxNames && tokens.next() !== 'end') {
+    const kind = tokens.kind
     if (kind === 'newline') {
       // Inside brackets a newline is only layout; it ends an annotation, as the annotation's own line ends.
       if (statement === 'annotation') statement = 'none'
       continue
     }
-    const isOp = (t: string) => kind === 'op' && text === t
-    if (pendingKey !== undefined && isOp(':')) dictKeys.push(pendingKey)
-    pendingKey = undefined
+    if (pendingKey && tokens.is(':')) dictKeys.addSaved(tokens)
+    pendingKey = false
 
     const inDict = dicts.length > 0 && dicts[dicts.length - 1] === depth
-    if (kind === 'string' && inDict && expectKey) pendingKey = text
-    expectKey = inDict && isOp(',')
+    if (kind === 'string' && inDict && expectKey) {
+      tokens.save()
+      pendingKey = true
+    }
+    expectKey = inDict && tokens.is(',')
 
-    if (kind === 'op' && (text === '{' || text === '[' || text === '(')) {
+    if (tokens.is('{') || tokens.is('[') || tokens.is('(')) {
       depth++
-      if (text === '{' && statement === 'expectDict') {
+      if (statement === 'expectDict' && tokens.is('{')) {
         dicts.push(depth)
         expectKey = true
       }
-    } else if (kind === 'op' && (text === '}' || text === ']' || text === ')') && depth > 0) {
+    } else if ((tokens.is('}') || tokens.is(']') || tokens.is(')')) && depth > 0) {
       if (dicts[dicts.length - 1] === depth) dicts.pop()
       depth--
     }
 
-    if (statement === 'itemAssign' && isOp('=')) itemKeys.push(itemKey)
-    statement = advance(statement, kind, text, tokens.plainString)
-    if (statement === 'itemClose') itemKey = text
-    if (kind === 'name' && text === MAPPINGS) statement = 'afterName'
+    if (statement === 'itemAssign' && tokens.is('=')) itemKeys.add(itemKey)
+    statement = advance(statement, tokens)
+    if (statement === 'itemClose') itemKey = tokens.text
+    if (tokens.is(MAPPINGS)) statement = 'afterName'
   }
-  return { names: [...dictKeys, ...itemKeys], visited: tokens.visited }
+  const names = new Set([...dictKeys.names, ...itemKeys])
+  return { names: [...names], visited: tokens.visited }
 }
 
 /** The statement state after a token; any token that does not continue the statement ends it. */
-function advance(state: Statement, kind: string, text: string, plainString: boolean): Statement {
-  const op = kind === 'op' ? text : undefined
+function advance(state: Statement, token: PythonTokens): Statement {
   switch (state) {
     case 'afterName':
-      if (op === '=' || op === '|=' || op === ':=') return 'expectDict'
-      if (op === ':') return 'annotation'
-      if (op === '.') return 'afterDot'
-      if (op === '[') return 'itemKey'
+      if (token.is('=') || token.is('|=') || token.is(':=')) return 'expectDict'
+      if (token.is(':')) return 'annotation'
+      if (token.is('.')) return 'afterDot'
+      if (token.is('[')) return 'itemKey'
       return 'none'
     case 'annotation':
-      return op === '=' ? 'expectDict' : 'annotation'
+      return token.is('=') ? 'expectDict' : 'annotation'
     case 'afterDot':
-      return kind === 'name' && text === 'update' ? 'afterUpdate' : 'none'
+      return token.is('update') ? 'afterUpdate' : 'none'
     case 'afterUpdate':
-      return op === '(' ? 'expectDict' : 'none'
+      return token.is('(') ? 'expectDict' : 'none'
     case 'itemKey':
-      return kind === 'string' && plainString ? 'itemClose' : 'none'
+      return token.kind === 'string' && token.plainString ? 'itemClose' : 'none'
     case 'itemClose':
-      return op === ']' ? 'itemAssign' : 'none'
+      return token.is(']') ? 'itemAssign' : 'none'
     default:
       return 'none'
   }
 }
 
-export function extractHostNodeNames(source: string): string[] {
-  return scanHostNodes(source).names
+export function extractHostNodeNames(source: Uint8Array | string, maxNames?: number): string[] {
+  return scanHostNodes(source, maxNames).names
 }

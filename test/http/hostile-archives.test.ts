@@ -1,18 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
-import { type HostileCase, hostileCorpus } from '../support/hostile-archives'
+import { costliestCases, type HostileCase } from '../support/hostile-archives'
 
-/** The cases that cost the inspector most (measured), refused and accepted alike. */
-const SLOWEST = [
-  'eight Python files of 2 MiB, each packed with host node keys',
-  'tar bomb by count: 20,001 entries',
-  'gzip bomb: 64 MiB of zeros after the last entry',
-  'the quadratic Python text, 2 MiB of it',
-  'zip bomb by count: 20,001 entries',
-  'hundreds of central records on one local header claiming 1 MiB each',
-  'zip bomb by ratio: 1.5 GiB of zeros in 1.6 MB',
-  'a Python file that inflates far beyond its declared size',
-]
 /** Generous: an idle /health answers in about a millisecond. */
 const HEALTH_BOUND_MS = 250
 
@@ -57,8 +46,7 @@ async function pollHealth(until: Promise<unknown>): Promise<number[]> {
 describe('hostile uploads do not slow other requests', () => {
   test('GET /health answers promptly while the slowest hostile archives are inspected, and each version gets its verdict', async () => {
     const { pat } = await aliceWithPublisher(t)
-    const corpus = hostileCorpus()
-    const cases = SLOWEST.map((name) => corpus.find((c) => c.name === name)!)
+    const cases = costliestCases()
     // Built before the clock starts: making a gzip of 64 MiB of zeros is itself slow.
     const payloads = cases.map((c) => c.bytes())
     // The server shares this process: collect the garbage of building them now, not while /health is timed.

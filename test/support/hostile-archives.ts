@@ -402,6 +402,23 @@ export function hostileCorpus(): HostileCase[] {
   return [...zipCases(), ...tarCases(), ...otherCases()]
 }
 
+/** The cases that cost the inspector most (measured with scripts/bench/hostile.ts), refused and accepted alike. */
+export const COSTLIEST_CASES = [
+  'eight Python files of 2 MiB, each packed with host node keys',
+  'tar bomb by count: 20,001 entries',
+  'gzip bomb: 64 MiB of zeros after the last entry',
+  'the quadratic Python text, 2 MiB of it',
+  'zip bomb by count: 20,001 entries',
+  'hundreds of central records on one local header claiming 1 MiB each',
+  'zip bomb by ratio: 1.5 GiB of zeros in 1.6 MB',
+  'a Python file that inflates far beyond its declared size',
+]
+
+export function costliestCases(): HostileCase[] {
+  const corpus = hostileCorpus()
+  return COSTLIEST_CASES.map((name) => corpus.find((c) => c.name === name)!)
+}
+
 /** Source of a real-looking pack: mappings spread over modules in the ways packs write them. */
 export function realisticPackFiles(): { name: string; data: string }[] {
   const node = (cls: string) =>
