@@ -8,8 +8,11 @@ export interface InspectRequest {
   limits: ArchiveLimits
 }
 
-/** `fault` is a failure of the check itself (an unreadable file), not a verdict on the archive. */
-export type InspectReply = { id: number; inspection: Inspection } | { id: number; fault: string }
+/**
+ * `ready` is sent once the worker has loaded; `fault` is a failure of the check itself (an unreadable file),
+ * not a verdict on the archive.
+ */
+export type InspectReply = { ready: true } | { id: number; inspection: Inspection } | { id: number; fault: string }
 
 declare const self: Worker
 
@@ -27,3 +30,4 @@ self.onmessage = async (event: MessageEvent<InspectRequest>) => {
   // long-lived worker stays at its idle size instead of growing with each hostile upload.
   Bun.gc(true)
 }
+self.postMessage({ ready: true } satisfies InspectReply)

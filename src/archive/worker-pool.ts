@@ -28,6 +28,8 @@ interface Job {
 
 interface Slot {
   worker: Worker
+  /** The worker has loaded its script: a failure before then is a broken deployment, not a verdict. */
+  ready: boolean
   job?: Job
   timer?: ReturnType<typeof setTimeout>
 }
@@ -64,7 +66,7 @@ export class InspectionPool {
 
   private spawn(): Slot {
     // smol: a smaller JS heap per worker; the work is native inflate and a linear scan, not allocation-heavy.
-    const slot: Slot = { worker: new Worker(this.options.workerUrl, { smol: true }) }
+    const slot: Slot = { worker: new Worker(this.options.workerUrl, { smol: true }), ready: false }
     this.started++
     this.slots.add(slot)
     slot.worker.onmessage = (event: MessageEvent<InspectReply>) => this.answer(slot, event.data)
@@ -79,12 +81,23 @@ export class InspectionPool {
     clearTimeout(slot.timer)
     // A running check keeps the process alive; an idle worker does not.
     slot.worker.ref()
+    // Posted at once; a worker still loading receives it when its script has run.
+    slot.worker.postMessage({ id: job.id, path: job.path, limits: job.limits } satisfies InspectRequest)
+    if (slot.ready) this.startClock(slot, job)
+  }
+
+  /** The time budget counts from when the worker can work on the job, not from when it started loading. */
+  private startClock(slot: Slot, job: Job): void {
     const budgetMs = job.limits.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS
     slot.timer = setTimeout(() => this.fail(slot, timeBudgetReason(budgetMs)), budgetMs + this.options.graceMs)
-    slot.worker.postMessage({ id: job.id, path: job.path, limits: job.limits } satisfies InspectRequest)
   }
 
   private answer(slot: Slot, reply: InspectReply): void {
+    if ('ready' in reply) {
+      slot.ready = true
+      if (slot.job) this.startClock(slot, slot.job)
+      return
+    }
     const job = slot.job
     if (!job || reply.id !== job.id) return
     clearTimeout(slot.timer)
@@ -98,12 +111,17 @@ export class InspectionPool {
     this.dispatch()
   }
 
-  /** The worker overran, crashed or exited: its job is answered as invalid and the worker is dropped for a fresh one. */
+  /**
+   * The worker overran, crashed or exited: its job is answered as invalid and the worker is dropped for a fresh
+   * one. A worker that fails before it has loaded says nothing about the archive: the job fails loudly instead
+   * of flagging every upload.
+   */
   private fail(slot: Slot, reason: string): void {
     if (!this.slots.has(slot)) return
     const job = slot.job
     this.retire(slot)
-    job?.resolve({ ok: false, format: undefined, reason })
+    if (!slot.ready) job?.reject(new Error(`the archive inspection worker did not start (${this.options.workerUrl.href})`))
+    else job?.resolve({ ok: false, format: undefined, reason })
     this.dispatch()
   }
 

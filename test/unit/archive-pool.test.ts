@@ -21,7 +21,8 @@ const scriptedWorker = new URL(
         if (path === 'throw') throw new Error('boom')
         if (path === 'exit') process.exit(3)
         setTimeout(() => self.postMessage({ id, inspection: { ok: true, format: 'zip', hostNodes: [path] } }), Number(path) || 0)
-      }`,
+      }
+      self.postMessage({ ready: true })`,
     ]),
   ),
 )
@@ -91,7 +92,12 @@ describe('the inspection pool', () => {
     expect((await inspectArchive(path, DEFAULT_ARCHIVE_LIMITS)).ok).toBe(true)
   })
 
+  test('a worker that cannot load fails the job loudly instead of flagging the archive', async () => {
+    const broken = new URL(URL.createObjectURL(new Blob(['throw new Error("missing module")'])))
+    await expect(pool(broken).run('any', patient)).rejects.toThrow('the archive inspection worker did not start')
+  })
+
   test('a file that cannot be read is a fault of the check, not a verdict on the archive', async () => {
-    expect(inspectArchive(join(dirs.make(), 'missing.zip'), DEFAULT_ARCHIVE_LIMITS)).rejects.toThrow()
+    await expect(inspectArchive(join(dirs.make(), 'missing.zip'), DEFAULT_ARCHIVE_LIMITS)).rejects.toThrow()
   })
 })
