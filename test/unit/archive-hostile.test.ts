@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { InspectionBudget } from '../../src/archive/budget'
 import { DEFAULT_ARCHIVE_LIMITS } from '../../src/archive/entries'
 import { inspectArchive } from '../../src/archive/inspect'
 import { walkZip } from '../../src/archive/zip'
+import { ZipFileReader } from '../../src/archive/zip-reader'
 import { hostileCorpus, realisticPacks } from '../support/hostile-archives'
 import { tempDirs } from '../support/tmp'
 
@@ -49,5 +51,16 @@ describe('zip reading is bounded by the file', () => {
       await walkZip(await write(bytes), DEFAULT_ARCHIVE_LIMITS, visitor, budget).catch(() => {})
       expect({ case: c.name, bounded: budget.bytesRead <= bytes.byteLength + 128 * 1024 }).toEqual({ case: c.name, bounded: true })
     }
+  })
+})
+
+describe('the zip file reader', () => {
+  test('refuses, as a backstop, reads that add up to more than the file and its end-record search', async () => {
+    const path = await write(new Uint8Array(100_000))
+    const fd = openSync(path, 'r')
+    const reader = new ZipFileReader(fd, 100_000, new InspectionBudget(10_000, Number.MAX_SAFE_INTEGER))
+    for (let i = 0; i < 3; i++) expect((await reader.readExactly(0, 100_000)).byteLength).toBe(100_000)
+    await expect(reader.readExactly(0, 100_000)).rejects.toThrow('zip archive structure makes its reader read more than the whole file')
+    closeSync(fd)
   })
 })
