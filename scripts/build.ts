@@ -1,9 +1,13 @@
-/** Compiles src/main.ts into one executable, dist/registry-mirror (schema.sql embedded). */
+/** Compiles src/main.ts into one executable, dist/registry-mirror (schema.sql and the archive inspection worker embedded). */
 import { mkdirSync } from 'node:fs'
 
 mkdirSync('dist', { recursive: true })
 const result = await Bun.build({
-  entrypoints: ['src/main.ts'],
+  // A Worker's script must be an entrypoint of its own to be embedded (Bun's docs on standalone executables).
+  entrypoints: ['src/main.ts', 'src/archive/inspect-worker.ts'],
+  // Flat names put the worker beside main in the executable's file system, where
+  // new URL('./inspect-worker.ts', import.meta.url) in src/archive/inspect.ts finds it, as it does from source.
+  naming: { entry: '[name].[ext]' },
   compile: { outfile: 'dist/registry-mirror' },
   minify: true,
 })
