@@ -30,6 +30,11 @@ export const SETTINGS = {
   port: { schema: int(0, 65535), default: '8080', help: 'port to listen on; 0 picks a free one' },
   'public-url': { schema: httpUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
   'max-upload-bytes': { schema: int(1, Number.MAX_SAFE_INTEGER), default: '209715200', help: 'largest archive accepted' },
+  'archive-time-budget': {
+    schema: int(1, 3600),
+    default: '10',
+    help: 'seconds one archive check may take (it runs in a worker thread); an archive that needs longer is flagged',
+  },
   'auto-approve': { schema: bool, default: 'true', help: 'make valid uploads active at once; false keeps them pending for an admin' },
   'max-publishers-per-user': { schema: int(1, 1_000_000), default: '5', help: 'publishers one user may belong to' },
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },

@@ -129,7 +129,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       maxPublishersPerUser: config['max-publishers-per-user'],
       requireReviewAuth: config['require-review-auth'],
       uploadUrlTtlSeconds: 15 * 60,
-      archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      archiveLimits: { ...DEFAULT_ARCHIVE_LIMITS, timeBudgetMs: config['archive-time-budget'] * 1000 },
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
 
       readOnly: config['read-only'],

@@ -75,7 +75,13 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   try {
     staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
     const stored = await storeArchive(deps, node, version, staged)
-    deps.log.info('archive.stored', { node: node.id, version: version.version, bytes: staged.size, status: stored.status })
+    deps.log.info('archive.stored', {
+      node: node.id,
+      version: version.version,
+      bytes: staged.size,
+      status: stored.status,
+      reason: stored.status === 'flagged' ? stored.status_reason : undefined,
+    })
     return versionJson(stored, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
