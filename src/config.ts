@@ -35,6 +35,7 @@ export const SETTINGS = {
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
+  metrics: { schema: bool, default: 'true', help: 'serve GET /metrics (Prometheus text format; counts only, nothing sensitive)' },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
     default: 'info',

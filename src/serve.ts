@@ -10,6 +10,8 @@ import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
 import { createLog } from './log'
+import { createMetrics, monitorEventLoop } from './metrics'
+import { registerSearchMetrics } from './search/metrics'
 import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
@@ -68,13 +70,16 @@ export async function serve(config: Config, io: Io): Promise<number> {
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
   const blobs = createDiskBlobStore(config.data)
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
     blobs,
     signer: createUrlSigner(signingSecret(config.data)),
     search,
-    nodeJson: createNodeJsonCache(db, publicUrl),
+    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(),
     reviewLimiter: createRateLimiter(30, 10 * 60_000),
     settings: {
@@ -85,9 +90,11 @@ export async function serve(config: Config, io: Io): Promise<number> {
       requireReviewAuth: config['require-review-auth'],
       uploadUrlTtlSeconds: 15 * 60,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      metrics: config.metrics,
     },
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
+  const stopEventLoopMonitor = monitorEventLoop(metrics)
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
   log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
@@ -103,6 +110,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
 
   const signal = await io.stopSignal
   clearInterval(sweeper)
+  stopEventLoopMonitor()
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

@@ -1,20 +1,20 @@
 /**
- * createApp(deps): the whole HTTP surface. CORS and the access log apply everywhere; each route group takes
- * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
- * stream their own bodies under their own limit, the operations routes need neither, the web pages (src/web/)
- * bring their own renderer, error page and security headers.
+ * createApp(deps): the whole HTTP surface. Request ids, metrics and the access log (http/observe.ts), and CORS,
+ * apply everywhere; each route group takes the rest of what it needs: the registry API resolves the caller and
+ * limits JSON bodies, the archive routes stream their own bodies under their own limit, the operations routes
+ * need neither, the web pages (src/web/) bring their own renderer, error page and security headers.
  */
-import { Hono, type MiddlewareHandler } from 'hono'
+import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
 import { notFound, payloadTooLarge } from '../errors'
-import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
+import { observe } from './observe'
 import { openApiDocument } from './openapi'
 import { publishRoutes } from './publish'
 import { publisherRoutes } from './publishers'
@@ -23,20 +23,6 @@ import { userRoutes } from './users'
 import { webRoutes } from '../web/routes'
 
 const JSON_BODY_LIMIT = 1024 * 1024
-
-/** Method, path (never the query: signed URLs carry their signature there), status, duration. */
-function accessLog(log: Log): MiddlewareHandler {
-  return async (c, next) => {
-    const started = performance.now()
-    await next()
-    log.info('request', {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    })
-  }
-}
 
 const jsonBodyLimit = bodyLimit({
   maxSize: JSON_BODY_LIMIT,
@@ -56,13 +42,23 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   const origins = (opts.corsOrigin ?? '*').split(',').map((o) => o.trim())
   app.onError(renderError(deps.log))
   app.notFound((c) => renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`)))
-  app.use(accessLog(deps.log))
+  app.use(observe(deps))
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Cache-Control', 'Pragma', 'Expires', 'X-API-KEY', 'Range', 'If-None-Match'],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After'],
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Cache-Control',
+        'Pragma',
+        'Expires',
+        'X-API-KEY',
+        'Range',
+        'If-None-Match',
+        'X-Request-Id',
+      ],
+      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   )

@@ -5,7 +5,8 @@ import type { Actor } from '../services/access'
 import type { Deps } from '../services/deps'
 import { userForToken } from '../services/identity'
 
-export type Env = { Variables: { actor: Actor } }
+/** `requestId` is set for every request (http/observe.ts); `actor` by the groups that resolve the caller. */
+export type Env = { Variables: { actor: Actor; requestId: string } }
 
 function clientAddress(c: Context): string {
   try {

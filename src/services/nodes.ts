@@ -110,6 +110,7 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
     await countDownload(w.db, node.id)
     w.node(node.id)
   })
+  deps.metrics.downloads.inc({ kind: 'install' })
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -76,11 +76,14 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
     staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
     const stored = await storeArchive(deps, node, version, staged)
     deps.log.info('archive.stored', { node: node.id, version: version.version, bytes: staged.size, status: stored.status })
+    deps.metrics.uploads.inc({ outcome: stored.status })
+    deps.metrics.uploadBytes.inc(staged.size)
     return versionJson(stored, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
     await staged?.discard()
     await releaseUpload(deps.db, version.id)
+    deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
   }
 }

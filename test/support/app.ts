@@ -7,6 +7,8 @@ import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createUrlSigner } from '../../src/blobs/signing'
 import { createApp } from '../../src/http/app'
 import { createLog } from '../../src/log'
+import { createMetrics } from '../../src/metrics'
+import { registerSearchMetrics } from '../../src/search/metrics'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
 import { createRateLimiter } from '../../src/services/rate-limit'
@@ -45,13 +47,16 @@ export async function makeTestApp(
   await indexed?.warm()
   const search = indexed ?? createStoreSearch(db)
   const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     settings: {
@@ -62,6 +67,7 @@ export async function makeTestApp(
       requireReviewAuth: false,
       uploadUrlTtlSeconds: 900,
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      metrics: true,
       ...overrides.settings,
     },
     ...overrides.deps,
