@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { getConnInfo } from 'hono/bun'
 import type { Actor } from '../services/access'
 import type { Deps } from '../services/deps'
-import { userForToken } from '../services/identity'
+import { resolveBearer } from '../services/access-tokens'
 
 /** `requestId` is set for every request (http/observe.ts); `actor` by the groups that resolve the caller. */
 export type Env = { Variables: { actor: Actor; requestId: string } }
@@ -17,7 +17,7 @@ function clientAddress(c: Context): string {
 }
 
 /**
- * Never refuses: a missing, malformed or unknown bearer token leaves an anonymous caller (public reads answer
+ * Never refuses: a missing, malformed, unknown, revoked or expired bearer token leaves an anonymous caller (public reads answer
  * it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
  */
 export function identity(deps: Deps): MiddlewareHandler<Env> {
@@ -29,9 +29,9 @@ export function identity(deps: Deps): MiddlewareHandler<Env> {
       return next()
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    const user = m ? await userForToken(deps.db, m[1]!) : undefined
-    if (user) c.set('actor', { user, address })
-    else c.set('actor', { address, credentialProblem: m ? 'invalid auth token' : 'token is not in Bearer format' })
+    const resolved = m ? await resolveBearer(deps, m[1]!) : { problem: 'token is not in Bearer format' }
+    if ('user' in resolved) c.set('actor', { user: resolved.user, address })
+    else c.set('actor', { address, credentialProblem: resolved.problem })
     return next()
   }
 }

@@ -104,13 +104,7 @@ export async function makeTestApp(
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {
-  return createUser(t.deps.db, {
-    id,
-    email: `${id}@example.com`,
-    name: id.toUpperCase(),
-    isAdmin: opts.admin ?? false,
-    now: t.clock.now.toISOString(),
-  })
+  return createUser(t.deps, undefined, { id, email: `${id}@example.com`, name: id.toUpperCase(), isAdmin: opts.admin ?? false })
 }
 
 export async function addPublisher(t: TestApp, token: string, id: string): Promise<void> {

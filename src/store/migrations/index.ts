@@ -1,11 +1,14 @@
 /** Every schema step in order; the last one's version is the schema this executable writes. */
 import * as baseline from './001-baseline'
 import * as changeFeed from './002-change-feed'
+import * as tokenIds from './007-token-ids'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'baseline', up: baseline.up },
   { version: 2, name: 'change feed, audit log, upload claims', up: changeFeed.up },
+  // 3-6 are other features' steps, merged in number order.
+  { version: 7, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
