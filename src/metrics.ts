@@ -121,15 +121,13 @@ function processGauges(registry: Registry): void {
       this.set(process.memoryUsage.rss())
     },
   })
+  // Only the used heap: Bun's heapTotal is not a bound on it (it reports used above total).
   new Gauge({
-    name: 'registry_mirror_js_heap_bytes',
-    help: 'JavaScript heap: used and total (reserved) bytes',
-    labelNames: ['kind'] as const,
+    name: 'registry_mirror_js_heap_used_bytes',
+    help: 'Bytes of JavaScript heap in use',
     registers,
     collect() {
-      const m = process.memoryUsage()
-      this.set({ kind: 'used' }, m.heapUsed)
-      this.set({ kind: 'total' }, m.heapTotal)
+      this.set(process.memoryUsage().heapUsed)
     },
   })
   new Counter({

@@ -98,7 +98,7 @@ describe('GET /metrics', () => {
     expect(series(s, 'registry_mirror_search_index_ready')).toBe(1)
 
     expect(series(s, 'process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024)
-    expect(series(s, 'registry_mirror_js_heap_bytes', { kind: 'used' })).toBeGreaterThan(0)
+    expect(series(s, 'registry_mirror_js_heap_used_bytes')).toBeGreaterThan(0)
     expect(series(s, 'process_cpu_seconds_total')).toBeGreaterThan(0)
     expect(series(s, 'registry_mirror_event_loop_delay_seconds_count')).toBeNumber()
 
