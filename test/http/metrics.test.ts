@@ -56,6 +56,16 @@ describe('GET /metrics', () => {
     expect((await t.call('GET', '/nodes/Secret-Node-Name')).status).toBe(404)
     expect((await t.call('GET', '/no/such/thing-xyz')).status).toBe(404)
     expect((await t.app.request('/nodes', { method: 'PROPFIND' })).status).toBe(404)
+    // Answered by a group's body limit, before the route's handler ran: still counted under the route.
+    const huge = 'x'.repeat(1024 * 1024 + 1)
+    expect(
+      (await t.app.request('/publishers', { method: 'POST', body: huge, headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(413)
+    const preflight = await t.app.request('/nodes', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://ui.example', 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.status).toBe(204)
 
     const { text, scrape: s } = await scrape()
     const requests = (method: string, route: string, status: number) =>
@@ -73,6 +83,8 @@ describe('GET /metrics', () => {
     expect(requests('GET', '/nodes/:nodeId', 404)).toBe(1)
     expect(requests('GET', 'unmatched', 404)).toBe(1)
     expect(requests('other', 'unmatched', 404)).toBe(1)
+    expect(requests('POST', '/publishers', 413)).toBe(1)
+    expect(requests('OPTIONS', 'unmatched', 204)).toBe(1)
 
     const install = { method: 'GET', route: '/nodes/:nodeId/install' }
     expect(series(s, 'registry_mirror_http_request_duration_seconds_count', install)).toBe(2)
