@@ -17,8 +17,8 @@ function clientAddress(c: Context): string {
 }
 
 /**
- * Never refuses: a missing, malformed, unknown, revoked or expired bearer token leaves an anonymous caller (public reads answer
- * it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
+ * Never refuses: a missing, malformed, unknown, revoked or expired bearer token leaves an anonymous caller (public
+ * reads answer it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
  */
 export function identity(deps: Deps): MiddlewareHandler<Env> {
   return async (c, next) => {
