@@ -14,11 +14,19 @@ CREATE TABLE users (
   updated_at  TEXT NOT NULL
 );
 
--- Bearer access tokens: only the SHA-256 of the token is kept.
+-- Bearer access tokens: only the SHA-256 of the token is kept, and its first 4 characters to show it masked
+-- ('' for tokens made before version 7). A revoked or expired token identifies nobody. last_used_at is
+-- written at most every few minutes per token.
 CREATE TABLE access_tokens (
-  token_hash TEXT PRIMARY KEY,
-  user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  created_at TEXT NOT NULL
+  id           TEXT PRIMARY KEY,
+  token_hash   TEXT NOT NULL,
+  token_prefix TEXT NOT NULL DEFAULT '',
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT,
+  last_used_at TEXT,
+  revoked_at   TEXT,
+  CONSTRAINT access_tokens_hash UNIQUE (token_hash)
 );
 CREATE INDEX access_tokens_user ON access_tokens(user_id);
 

@@ -70,6 +70,8 @@ export const SETTINGS = {
     default: 'false',
     help: 'refuse every write with 403 read_only; installs are served without counting downloads',
   },
+
+  metrics: { schema: bool, default: 'true', help: 'serve GET /metrics (Prometheus text format; counts only, nothing sensitive)' },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
     default: 'info',

@@ -12,6 +12,8 @@ import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
 import { createLog, type Log } from './log'
+import { createMetrics, monitorEventLoop } from './metrics'
+import { registerSearchMetrics } from './search/metrics'
 import { sweepStagedImages } from './services/staged-images'
 import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
@@ -107,13 +109,16 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
   const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
     blobs,
     signer: createUrlSigner(signingSecret(dataDir)),
     search,
-    nodeJson: createNodeJsonCache(db, publicUrl),
+    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(),
     reviewLimiter: createRateLimiter(30, 10 * 60_000),
     video: {
@@ -131,8 +136,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       uploadUrlTtlSeconds: 15 * 60,
       archiveLimits: { ...DEFAULT_ARCHIVE_LIMITS, timeBudgetMs: config['archive-time-budget'] * 1000 },
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
-
       readOnly: config['read-only'],
+      metrics: config.metrics,
     },
   }
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
@@ -146,6 +151,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     return 2
   }
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
+  const stopEventLoopMonitor = monitorEventLoop(metrics)
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
   log.info('server.started', {
     host: config.host,
@@ -169,6 +175,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
 
   const signal = await io.stopSignal
   clearInterval(sweeper)
+  stopEventLoopMonitor()
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

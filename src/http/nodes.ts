@@ -155,6 +155,7 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
     generation: () => deps.nodeJson.generation,
     enabled: () => deps.search.status().ready,
     gzip: opts.gzip ?? false,
+    counter: deps.metrics.cache('list_response'),
   })
   app.get('/', specs.list, cached, async (c) => page(await nodePageJson(deps, listParams(specs.list.query(c), true))))
   app.get('/search', specs.search, cached, async (c) => page(await nodePageJson(deps, listParams(specs.search.query(c), false))))

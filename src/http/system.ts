@@ -1,4 +1,4 @@
-/** Liveness, readiness and the OpenAPI document. */
+/** Liveness, readiness, metrics and the OpenAPI document. */
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import type { Deps } from '../services/deps'
@@ -14,6 +14,13 @@ const specs = {
     auth: 'public',
     response: v.object({ status: v.picklist(['ready', 'not_ready']), database: v.string(), storage: v.string(), search: v.unknown() }),
   }),
+  metrics: route({
+    summary: 'Metrics in the Prometheus text format (see the README for the list)',
+    tag: 'operations',
+    auth: 'public',
+    description: 'Counts and gauges only: no ids, paths or anything a client sent. Off with --metrics=false.',
+    response: { mediaType: 'text/plain' },
+  }),
   openapi: route({ summary: 'This document', tag: 'operations', auth: 'public', response: v.record(v.string(), v.unknown()) }),
 }
 
@@ -25,6 +32,10 @@ export function systemRoutes(deps: Deps, document: () => object) {
     const { ready, body } = await readiness(deps)
     return c.json(body, ready ? 200 : 503)
   })
+  if (deps.settings.metrics) {
+    const { registry } = deps.metrics
+    app.get('/metrics', specs.metrics, async (c) => c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }))
+  }
   app.get('/openapi', specs.openapi, (c) => c.json(document()))
   return app
 }

@@ -32,9 +32,12 @@ export interface Write {
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
 
+/** What a write needs: the store and clock, and the index and caches it brings up to date after the commit. */
+export type WriteDeps = Pick<Deps, 'db' | 'now' | 'search' | 'nodeJson'>
+
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
-export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>): Promise<T> {
+export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promise<T>): Promise<T> {
   const now = timestamp(deps)
   const nodes = new Set<string>()
   const publishers = new Set<string>()

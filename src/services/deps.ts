@@ -3,6 +3,7 @@ import type { ArchiveLimits } from '../archive/entries'
 import type { BlobStore } from '../blobs/blob-store'
 import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
+import type { Metrics } from '../metrics'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
@@ -21,6 +22,8 @@ export interface RegistrySettings {
   video: VideoSettings
   /** Refuse every write from clients (403 read_only); installs are answered without counting. */
   readOnly: boolean
+  /** Serve GET /metrics (the counting happens either way). */
+  metrics: boolean
 }
 
 export interface VideoSettings {
@@ -36,7 +39,10 @@ export interface Deps {
   signer: UrlSigner
   search: NodeSearch
   nodeJson: NodeJsonCache
+  /** Logs through this carry the request's id while a request runs (Log.within). */
   log: Log
+  /** The one metrics registry; features register their own metrics in it (src/metrics.ts says how). */
+  metrics: Metrics
   now: () => Date
   settings: RegistrySettings
   /** Admits or refuses one anonymous review from a client address. */

@@ -1,4 +1,5 @@
 /** Rendered node JSON (with publisher and latest_version), cached per node and dropped on every change to it. */
+import type { CacheCounter } from '../metrics'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
 import { renderNodes } from './views'
@@ -15,7 +16,9 @@ export interface NodeJsonCache {
   publishersChanged(): void
 }
 
-export function createNodeJsonCache(db: Store, publicUrl: string): NodeJsonCache {
+const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
+
+export function createNodeJsonCache(db: Store, publicUrl: string, counter: CacheCounter = uncounted): NodeJsonCache {
   const cache = new Map<string, string>()
   let generation = 0
   return {
@@ -24,6 +27,8 @@ export function createNodeJsonCache(db: Store, publicUrl: string): NodeJsonCache
     },
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
+      counter.hit(ids.length - missing.length)
+      counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => cache.get(id)!)
       const started = generation
       const rows = await listNodesByIds(db, missing)

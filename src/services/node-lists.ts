@@ -14,6 +14,7 @@ export type ListParams = Omit<NodeQuery, 'offset' | 'limit'> & { page: number; l
 export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
   const limit = Math.min(params.limit, MAX_PAGE_SIZE)
   const { page, ...query } = params
+  deps.metrics.searchQueries.inc({ engine: deps.search.status().engine })
   const found = await deps.search.find({ ...query, offset: (page - 1) * limit, limit })
   const nodes = await deps.nodeJson.render(found.ids)
   const meta: Omit<NodePage, 'nodes'> = { page, limit, total: found.total, totalPages: Math.ceil(found.total / limit) }

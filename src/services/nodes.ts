@@ -113,6 +113,7 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
       w.node(node.id)
     })
   }
+  deps.metrics.downloads.inc({ kind: 'install' })
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -82,11 +82,14 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
       status: stored.status,
       reason: stored.status === 'flagged' ? stored.status_reason : undefined,
     })
+    deps.metrics.uploads.inc({ outcome: stored.status })
+    deps.metrics.uploadBytes.inc(staged.size)
     return versionJson(stored, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
     await staged?.discard()
     await releaseUpload(deps.db, version.id)
+    deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
   }
 }

@@ -13,9 +13,14 @@ export interface UserTable {
 }
 
 export interface AccessTokenTable {
+  id: string
   token_hash: string
+  token_prefix: Generated<string>
   user_id: string
   created_at: string
+  expires_at: string | null
+  last_used_at: string | null
+  revoked_at: string | null
 }
 
 export interface PublisherTable {
@@ -210,6 +215,7 @@ export interface DB {
 }
 
 export type UserRow = Selectable<UserTable>
+export type AccessTokenRow = Selectable<AccessTokenTable>
 export type PublisherRow = Selectable<PublisherTable>
 export type MemberRow = Selectable<PublisherMemberTable>
 export type PublisherTokenRow = Selectable<PublisherTokenTable>

@@ -7,6 +7,8 @@ import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createUrlSigner } from '../../src/blobs/signing'
 import { createApp } from '../../src/http/app'
 import { createLog } from '../../src/log'
+import { createMetrics } from '../../src/metrics'
+import { registerSearchMetrics } from '../../src/search/metrics'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
 import { createRateLimiter } from '../../src/services/rate-limit'
@@ -45,13 +47,16 @@ export async function makeTestApp(
   await indexed?.warm()
   const search = indexed ?? createStoreSearch(db)
   const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
@@ -66,6 +71,8 @@ export async function makeTestApp(
       video: { public: false, maxImageBytes: 10 * 1024 * 1024 },
 
       readOnly: false,
+
+      metrics: true,
       ...overrides.settings,
     },
     ...overrides.deps,
@@ -102,13 +109,7 @@ export async function makeTestApp(
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {
-  return createUser(t.deps.db, {
-    id,
-    email: `${id}@example.com`,
-    name: id.toUpperCase(),
-    isAdmin: opts.admin ?? false,
-    now: t.clock.now.toISOString(),
-  })
+  return createUser(t.deps, undefined, { id, email: `${id}@example.com`, name: id.toUpperCase(), isAdmin: opts.admin ?? false })
 }
 
 export async function addPublisher(t: TestApp, token: string, id: string): Promise<void> {

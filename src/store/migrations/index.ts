@@ -2,13 +2,14 @@
 import * as baseline from './001-baseline'
 import * as changeFeed from './002-change-feed'
 import * as videoProxy from './003-video-proxy'
+import * as tokenIds from './004-token-ids'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'baseline', up: baseline.up },
   { version: 2, name: 'change feed, audit log, upload claims', up: changeFeed.up },
-  // Numbered 4 on its branch; renumbered to follow whatever precedes it when branches merge.
   { version: 3, name: 'video tasks and staged images', up: videoProxy.up },
+  { version: 4, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
