@@ -32,7 +32,9 @@ CREATE TABLE publishers (
   logo             TEXT NOT NULL DEFAULT '',
   status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned')),
   created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL
+  updated_at       TEXT NOT NULL,
+  -- set when the publisher was deleted: a tombstone, so its deleted nodes keep their publisher and its id stays taken
+  deleted_at       TEXT
 );
 
 CREATE TABLE publisher_members (
@@ -92,7 +94,9 @@ CREATE TABLE nodes (
   latest_version_id                 TEXT,
   latest_version_status             TEXT,
   created_at                        TEXT NOT NULL,
-  updated_at                        TEXT NOT NULL
+  updated_at                        TEXT NOT NULL,
+  -- 1 when the node is banned because its publisher was; a publisher unban restores exactly these
+  banned_with_publisher             INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);

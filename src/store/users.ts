@@ -37,3 +37,18 @@ export function findUserByTokenHash(db: Store, tokenHash: string): Promise<UserR
     .where('access_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst()
 }
+
+/** Sets an account's admin flag or status; false for an unknown user. */
+export async function updateUser(
+  db: Store,
+  id: string,
+  changes: Partial<Pick<UserRow, 'is_admin' | 'status'>>,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}

@@ -65,3 +65,30 @@ export async function listHostNodes(db: Store, versionId: string): Promise<strin
   const rows = await db.selectFrom('host_nodes').select('name').where('version_id', '=', versionId).orderBy('name').execute()
   return rows.map((r) => r.name)
 }
+
+export type VersionWithPublisher = VersionRow & { publisher_id: string }
+
+/** One page of versions across nodes, newest first, with their node's publisher; deleted nodes never, banned ones on request. */
+export async function pageVersions(
+  db: Store,
+  q: { nodeId?: string; statuses: readonly VersionStatus[]; includeBannedNodes: boolean; offset: number; limit: number },
+): Promise<{ rows: VersionWithPublisher[]; total: number }> {
+  let base = db
+    .selectFrom('node_versions')
+    .innerJoin('nodes', 'nodes.id', 'node_versions.node_id')
+    .where('node_versions.status', 'in', q.statuses.length ? q.statuses : ['__none__' as VersionStatus])
+    .where('nodes.status', 'in', q.includeBannedNodes ? ['active', 'banned'] : ['active'])
+  if (q.nodeId !== undefined) base = base.where('nodes.normalized_id', '=', q.nodeId.toLowerCase())
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base
+      .selectAll('node_versions')
+      .select('nodes.publisher_id')
+      .orderBy('node_versions.created_at', 'desc')
+      .orderBy('node_versions.id')
+      .offset(q.offset)
+      .limit(q.limit)
+      .execute(),
+  ])
+  return { rows, total: Number(count.n) }
+}
