@@ -6,6 +6,7 @@ import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
+import type { RepoHost } from '../upstream/repohost'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -21,6 +22,8 @@ export interface RegistrySettings {
   video: VideoSettings
   /** Refuse every write from clients (403 read_only); installs are answered without counting. */
   readOnly: boolean
+  /** The publisher whose nodes may be claimed. */
+  unclaimedPublisherId: string
 }
 
 export interface VideoSettings {
@@ -49,6 +52,8 @@ export interface Deps {
     /** Admits or refuses one image staging, per caller. */
     stageLimiter: RateLimiter
   }
+  /** The source-code host claims are checked against. */
+  repoHost: RepoHost
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()
