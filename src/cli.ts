@@ -4,6 +4,10 @@ import { envName, loadConfig, SETTINGS } from './config'
 import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
 import { createAccessToken, createUser } from './services/identity'
+import { readAudit, type AuditEntry } from './services/audit'
+import { changeUser, type UserChange } from './services/user-admin'
+import { createStoreSearch } from './search/store-search'
+import { createNodeJsonCache } from './services/node-json'
 import type { Io } from './io'
 import { serve } from './serve'
 import { openStore, type Store } from './store/db'
@@ -22,8 +26,11 @@ Usage: registry-mirror <command> [options]
 Commands:
   serve           run the registry (default data ./data, 127.0.0.1:8080)
   users create    create a user and print an access token
+  users promote|demote|ban|unban
+                  make a user an admin or not; ban or unban an account
   tokens create   print a new access token for an existing user
   fixture         the format of fixture files (serve --fixture FILE)
+  audit           print the audit log, newest first
   help [command]  show help for a command
 
 Run "registry-mirror <command> --help" for its options.`
@@ -38,9 +45,22 @@ function serveHelp(): string {
 }
 
 const USERS_HELP = `Usage: registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--data DIR]
+       registry-mirror users promote|demote|ban|unban --id ID [--data DIR]
 
-Creates a user and prints a new access token (one line). Use it as "Authorization: Bearer TOKEN".
-Works whether or not a server is running on the same data directory.`
+create   creates a user and prints a new access token (one line). Use it as "Authorization: Bearer TOKEN".
+promote  makes the user an admin (moderation routes, the audit log); demote takes that away.
+ban      bans the account: its tokens get 403 on every write; unban lifts that.
+
+Each change is recorded in the audit log. These commands work whether or not a server is running
+on the same data directory, and take effect on its next request.`
+
+const AUDIT_HELP = `Usage: registry-mirror audit [--since TIME] [--limit N] [--json] [--data DIR]
+
+Prints the audit log newest first: claims, bans, unbans, status changes, deletions, publishers,
+members and tokens created or deleted, and user changes, each with who did it and from where.
+--since TIME   only entries at or after TIME (RFC 3339, e.g. 2026-01-02 or 2026-01-02T03:04:05Z)
+--limit N      at most N entries (default 50, at most 1000)
+--json         one JSON object per line, as GET /admin/audit lists them`
 
 const TOKENS_HELP = `Usage: registry-mirror tokens create --user ID [--data DIR]
 
@@ -120,6 +140,46 @@ function fixtureCommand(argv: string[], io: Io): number {
   return 0
 }
 
+const USER_CHANGES: readonly UserChange[] = ['promote', 'demote', 'ban', 'unban']
+
+async function usersChange(change: UserChange, argv: string[], io: Io): Promise<number> {
+  const flags = parse(argv, ['id', 'data'])
+  if (flags.help) return (io.out(USERS_HELP), 0)
+  if (!flags.id) return (io.err('--id: required'), 2)
+  const user = await withStore(dataDir(flags, io), (db) =>
+    changeUser(
+      { db, now: () => new Date(), search: createStoreSearch(db), nodeJson: createNodeJsonCache(db, '') },
+      { address: 'cli' },
+      flags.id as string,
+      change,
+    ),
+  )
+  io.out(`${user.id}: ${user.is_admin === 1 ? 'admin' : 'not admin'}, ${user.status}`)
+  return 0
+}
+
+function auditLine(e: AuditEntry): string {
+  const actor = `${e.actor_id ?? '-'}${e.actor_address ? `@${e.actor_address}` : ''}`
+  const change = [e.before === null ? '' : JSON.stringify(e.before), e.after === null ? '' : JSON.stringify(e.after)]
+  const detail = change[0] && change[1] ? `${change[0]} -> ${change[1]}` : change[0] || change[1]
+  return [e.at, actor, e.action, `${e.target_kind}:${e.target_id}`, detail].filter(Boolean).join('  ')
+}
+
+async function auditCommand(argv: string[], io: Io): Promise<number> {
+  const flags = parse(argv, ['since', 'limit', 'data'], ['json'])
+  if (flags.help) return (io.out(AUDIT_HELP), 0)
+  const since = flags.since as string | undefined
+  if (since !== undefined && Number.isNaN(Date.parse(since))) return (io.err(`--since: expected an RFC 3339 time (got "${since}")`), 2)
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit)
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+    return (io.err(`--limit: expected a whole number from 1 to 1000 (got "${flags.limit}")`), 2)
+  const page = await withStore(dataDir(flags, io), (db) =>
+    readAudit(db, { since: since === undefined ? undefined : new Date(since).toISOString(), limit }),
+  )
+  for (const entry of page.entries) io.out(flags.json ? JSON.stringify(entry) : auditLine(entry))
+  return 0
+}
+
 async function serveCommand(argv: string[], io: Io): Promise<number> {
   const flags = parse(normalizeBooleans(argv), Object.keys(SETTINGS))
   if (flags.help) return (io.out(serveHelp()), 0)
@@ -148,14 +208,17 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         users: () => USERS_HELP,
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
+        audit: () => AUDIT_HELP,
       }
       io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if (command === 'users' && sub === 'create') return await usersCreate(rest, io)
+    if (command === 'users' && USER_CHANGES.includes(sub as UserChange)) return await usersChange(sub as UserChange, rest, io)
     if (command === 'tokens' && sub === 'create') return await tokensCreate(rest, io)
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
+    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

@@ -34,7 +34,10 @@ export interface Write {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
-export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>): Promise<T> {
+/** What a write needs: the store and the clock, and what it brings up to date after the commit. */
+export type WriteDeps = Pick<Deps, 'db' | 'now' | 'search' | 'nodeJson'>
+
+export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promise<T>): Promise<T> {
   const now = timestamp(deps)
   const nodes = new Set<string>()
   const publishers = new Set<string>()
