@@ -101,6 +101,7 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
+CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';
 
 CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,
@@ -124,6 +125,7 @@ CREATE TABLE node_versions (
   updated_at                        TEXT NOT NULL,
   UNIQUE (node_id, version)
 );
+CREATE INDEX node_versions_status_created ON node_versions(status, created_at DESC, id);
 
 -- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
 CREATE TABLE archives (
