@@ -74,6 +74,9 @@ export async function makeWorld(opts: { videoProvider?: FakeProvider } = {}): Pr
     dir,
     sqlite: Database.deserialize(store, { strict: true }),
     deps: { repoHost: createRepoHost({ apiUrl: facts.host.url, timeoutMs: 5000 }) },
+  }).catch((err) => {
+    rmSync(dir, { recursive: true, force: true })
+    throw err
   })
   let videoTaskId: string | undefined
   if (opts.videoProvider) {
