@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
+import type { RepoHost } from '../upstream/repohost'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -24,6 +25,9 @@ export interface RegistrySettings {
   readOnly: boolean
   /** Serve GET /metrics (the counting happens either way). */
   metrics: boolean
+
+  /** The publisher whose nodes may be claimed. */
+  unclaimedPublisherId: string
 }
 
 export interface VideoSettings {
@@ -55,6 +59,8 @@ export interface Deps {
     /** Admits or refuses one image staging, per caller. */
     stageLimiter: RateLimiter
   }
+  /** The source-code host claims are checked against. */
+  repoHost: RepoHost
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

@@ -15,7 +15,10 @@ import { createRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
-import { openStore } from '../../src/store/db'
+import type { Database } from 'bun:sqlite'
+import { openStore, storeOn } from '../../src/store/db'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
+import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
 
 export const PUBLIC_URL = 'http://registry.test'
@@ -35,12 +38,22 @@ export interface TestApp {
   ): Promise<{ status: number; body: any; headers: Headers }>
 }
 
-/** `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). */
+/**
+ * `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). `dir` is a data
+ * directory to use (and remove on cleanup) instead of a fresh one; `sqlite` a prepared database (say, a
+ * deserialized copy of a registry) instead of a new one in memory.
+ */
 export async function makeTestApp(
-  overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
+  overrides: {
+    settings?: Partial<RegistrySettings>
+    deps?: Partial<Deps>
+    engine?: 'index' | 'store'
+    dir?: string
+    sqlite?: Database
+  } = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const db = await openStore(':memory:')
+  const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
+  const db = overrides.sqlite ? await storeOn(overrides.sqlite) : await openStore(':memory:')
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
@@ -60,6 +73,8 @@ export async function makeTestApp(
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
+    // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
+    repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     settings: {
       publicUrl: PUBLIC_URL,
       maxUploadBytes: 5 * 1024 * 1024,
@@ -73,6 +88,8 @@ export async function makeTestApp(
       readOnly: false,
 
       metrics: true,
+
+      unclaimedPublisherId: DEFAULT_UNCLAIMED_PUBLISHER_ID,
       ...overrides.settings,
     },
     ...overrides.deps,
