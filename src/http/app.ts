@@ -11,6 +11,7 @@ import { notFound, payloadTooLarge } from '../errors'
 import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
+import { changeRoutes } from './changes'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
@@ -82,6 +83,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/bulk', api(bulkRoutes(deps)))
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
+  app.route('/changes', changeRoutes(deps))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
   const document = openApiDocument(app, deps.settings.publicUrl)
   return app

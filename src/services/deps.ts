@@ -5,6 +5,7 @@ import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
+import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -30,6 +31,8 @@ export interface Deps {
   settings: RegistrySettings
   /** Admits or refuses one anonymous review from a client address. */
   reviewLimiter: RateLimiter
+  /** Mirroring at serve time: archives fetched on first download, freshness; absent, mirrored archives not yet stored are 404. */
+  mirror?: MirrorRuntime
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

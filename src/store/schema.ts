@@ -82,6 +82,7 @@ export interface NodeTable {
   latest_version_status: Generated<VersionStatus | null>
   created_at: string
   updated_at: string
+  mirrored_rating: Generated<number | null>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
@@ -160,6 +161,47 @@ export interface UploadClaimTable {
   claimed_at: string
 }
 
+export type MirrorSourceKind = 'feed' | 'public' | 'bundle'
+export type ArchiveMode = 'none' | 'eager' | 'lazy'
+
+export interface MirrorSourceTable {
+  id: string
+  kind: MirrorSourceKind
+  upstream_instance: Generated<string>
+  cursor_serial: Generated<number>
+  cursor_time: Generated<string>
+  archives: Generated<ArchiveMode>
+  runs_since_full: Generated<number>
+  full_pass_started_at: string | null
+  last_attempt_at: string | null
+  last_success_at: string | null
+  last_error: Generated<string>
+  last_summary_json: Generated<string>
+  created_at: string
+}
+
+export interface MirrorOriginTable {
+  kind: ChangeKind
+  entity_id: string
+  source_id: string
+  applied_status: string
+  applied_owner: string
+  synced_at: string
+  checked_at: string
+  host_nodes_at: string | null
+}
+
+export interface MirrorArchiveTable {
+  version_id: string
+  source_id: string
+  url: string
+  sha256: string | null
+  size_bytes: number | null
+  etag: string | null
+  problem: Generated<string>
+  problem_at: string | null
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -175,6 +217,9 @@ export interface DB {
   changes: ChangeTable
   audit_log: AuditLogTable
   upload_claims: UploadClaimTable
+  mirror_sources: MirrorSourceTable
+  mirror_origins: MirrorOriginTable
+  mirror_archives: MirrorArchiveTable
 }
 
 export type UserRow = Selectable<UserTable>
@@ -186,3 +231,6 @@ export type VersionRow = Selectable<NodeVersionTable>
 export type NewVersionRow = Insertable<NodeVersionTable>
 export type ArchiveRow = Selectable<ArchiveTable>
 export type ChangeRow = Selectable<ChangeTable>
+export type MirrorSourceRow = Selectable<MirrorSourceTable>
+export type MirrorOriginRow = Selectable<MirrorOriginTable>
+export type MirrorArchiveRow = Selectable<MirrorArchiveTable>

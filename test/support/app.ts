@@ -50,7 +50,7 @@ export async function makeTestApp(
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, PUBLIC_URL),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL),
     log,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),

@@ -1,0 +1,93 @@
+/**
+ * Following another registry-mirror's change feed from the stored serial: exact and incremental, tombstones
+ * included. A new instance id (the upstream was reset) or a feed behind our cursor means a full pass: everything
+ * from serial 0, then what it no longer has is removed. Each batch commits with its cursor, so a killed run
+ * resumes where it stopped; the next page is fetched while the current one is applied.
+ */
+import type { EntityKind, MirrorItem, VersionItem } from '../../domain/mirror-items'
+import type { Store } from '../../store/db'
+import { listUnseen, touchOrigins } from '../../store/mirror-entities'
+import { updateSource } from '../../store/mirror-sources'
+import { fetchFeedPage, type FeedPageItems } from '../../upstream/feed-client'
+import { timestamp, type Deps } from '../deps'
+import { applyItems } from './apply'
+import { addProblems, type RunContext } from './sync'
+
+export async function feedPass(ctx: RunContext): Promise<void> {
+  const { deps, opts, source, summary } = ctx
+  const fetchPage = (since: number) => fetchFeedPage(opts.http, opts.from, since, timestamp(deps))
+  let page = await fetchPage(source.cursor_serial)
+  const reset = source.upstream_instance !== '' && page.instance !== source.upstream_instance
+  const behind = page.head < source.cursor_serial
+  const due = source.runs_since_full + 1 >= opts.fullEvery
+  const full = opts.full || reset || behind || due || source.upstream_instance === ''
+  if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
+  if (full && source.cursor_serial !== 0) page = await fetchPage(0)
+  summary.full = full
+  const passMark = full ? newPassMark(deps) : undefined
+  const startSerial = full ? 0 : source.cursor_serial
+  ctx.progress({ phase: 'metadata', done: 0, total: Math.max(0, page.head - startSerial) })
+
+  /** Versions waiting for their node, with their serials: the cursor never passes the oldest. */
+  let held: { serial: number; item: VersionItem }[] = []
+  for (;;) {
+    ctx.checkpoint()
+    const more = page.next < page.head && page.items.length + page.problems.length > 0
+    const upcoming: Promise<FeedPageItems> | undefined = more ? fetchPage(page.next) : undefined
+    upcoming?.catch(() => {}) // awaited below; a failure surfaces there
+    addProblems(ctx, page.problems)
+    const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
+    const items: MirrorItem[] = held.map((h) => ({ kind: 'version', data: h.item }))
+    for (const { serial, item } of page.items) {
+      items.push(item)
+      if (item.kind === 'version' && !('tombstone' in item)) serialOf.set(item.data, serial)
+    }
+    const pageEnd = page.next
+    const instance = page.instance
+    const result = await applyItems(deps, items, {
+      sourceId: source.id,
+      passMark,
+      skipped: ctx.skipped,
+      finish: async (db: Store, r) => {
+        const oldest = r.held.reduce((min, v) => Math.min(min, serialOf.get(v) ?? min), Number.POSITIVE_INFINITY)
+        const cursor = Number.isFinite(oldest) ? Math.min(pageEnd, oldest - 1) : pageEnd
+        await updateSource(db, source.id, { cursor_serial: Math.max(cursor, 0), upstream_instance: instance })
+        // Entities with problems are not gone: a full pass keeps them rather than removing them.
+        if (passMark)
+          for (const p of page.problems) if (p.kind !== 'archive' && p.kind !== 'page') await touchOrigins(db, p.kind, [p.id], passMark)
+      },
+    })
+    held = result.held.map((item) => ({ item, serial: serialOf.get(item) ?? pageEnd }))
+    addProblems(ctx, result.problems)
+    for (const k of ['publishers', 'nodes', 'versions', 'removed'] as const) summary.changed[k] += result.changed[k]
+    ctx.progress({ done: Math.max(0, pageEnd - startSerial) })
+    if (!upcoming) break
+    page = await upcoming
+  }
+  // Versions whose node never came: it was removed upstream, or skipped.
+  addProblems(
+    ctx,
+    held.map((h) => ({ kind: 'version' as const, id: h.item.id, reason: `its node "${h.item.node_id}" is not in the upstream's feed` })),
+  )
+  if (held.length) await updateSource(deps.db, source.id, { cursor_serial: page.next })
+  if (passMark) await removeUnseen(ctx, passMark)
+  await updateSource(deps.db, source.id, { runs_since_full: full ? 0 : source.runs_since_full + 1 })
+}
+
+/** A full pass's own mark: its start time, made unique (two passes may start within one millisecond). */
+export const newPassMark = (deps: Deps) => `${timestamp(deps)} ${crypto.randomUUID()}`
+
+/** After a full pass: what this source mirrored here and the pass did not see is gone upstream. */
+export async function removeUnseen(
+  ctx: RunContext,
+  passMark: string,
+  kinds: readonly EntityKind[] = ['version', 'node', 'publisher'],
+): Promise<void> {
+  const tombstones: MirrorItem[] = []
+  for (const kind of kinds) {
+    for (const id of await listUnseen(ctx.deps.db, ctx.source.id, kind, passMark)) tombstones.push({ kind, tombstone: true, id })
+  }
+  if (!tombstones.length) return
+  const result = await applyItems(ctx.deps, tombstones, { sourceId: ctx.source.id, skipped: ctx.skipped })
+  ctx.summary.changed.removed += result.changed.removed
+}
