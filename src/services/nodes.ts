@@ -7,7 +7,7 @@ import { countDownload, findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import { listAvailableArchives } from '../store/mirror-entities'
 import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
-import { type Actor, holdsRole, requireRole } from './access'
+import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { sortVersionsDesc } from './latest'
@@ -122,6 +122,7 @@ export async function updateNodeVersion(
   const node = await findNode(deps.db, path.nodeId)
   if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw missing()
   if (node.status === 'banned') throw nodeBanned()
+  await requireLocal(deps.db, { nodeId: node.id })
   const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
   if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
   const updated = await commitWrite(deps, async (w) => {

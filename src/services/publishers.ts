@@ -13,7 +13,7 @@ import {
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
-import { type Actor, requireActiveUser, requirePublisher, requireRole } from './access'
+import { type Actor, requireActiveUser, requireLocal, requirePublisher, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { renderPublishers } from './views'
@@ -68,6 +68,7 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
 
 export async function updatePublisherFields(deps: Deps, actor: Actor, id: string, input: PublisherInput) {
   await requireRole(deps.db, actor, id, 'owner')
+  await requireLocal(deps.db, { publisherId: id })
   const { name, description, website, support, source_code_repo, logo } = input
   const changes = { name, description, website, support, source_code_repo, logo }
   for (const key of Object.keys(changes) as (keyof typeof changes)[]) if (changes[key] === undefined) delete changes[key]
