@@ -8,6 +8,8 @@ import { makeTestApp, type TestApp } from './app'
 
 export interface ServedApp extends TestApp {
   url: string
+  /** Paths of the requests it received, in order. */
+  requests: string[]
   server: Server<undefined>
   stop(): Promise<void>
 }
@@ -18,10 +20,15 @@ export async function serveTestApp(settings: Partial<RegistrySettings> = {}): Pr
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req, srv) => handler(req, srv) })
   const url = `http://127.0.0.1:${server.port}`
   const t = await makeTestApp({ settings: { publicUrl: url, ...settings } })
-  handler = (req, srv) => t.app.fetch(req, srv)
+  const requests: string[] = []
+  handler = (req, srv) => {
+    requests.push(new URL(req.url).pathname)
+    return t.app.fetch(req, srv)
+  }
   return {
     ...t,
     url,
+    requests,
     server,
     async stop() {
       server.stop(true)
