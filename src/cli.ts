@@ -8,6 +8,7 @@ import { serve } from './serve'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 import { join } from 'node:path'
+import { SYNC_HELP, syncCommand } from './sync-command'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -21,6 +22,7 @@ Commands:
   serve           run the registry (default data ./data, 127.0.0.1:8080)
   users create    create a user and print an access token
   tokens create   print a new access token for an existing user
+  sync            copy an upstream registry into the data directory (--from URL)
   help [command]  show help for a command
 
 Run "registry-mirror <command> --help" for its options.`
@@ -121,10 +123,17 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   try {
     if (!command || command === 'help' || command === '--help' || command === '-h') {
       const topic = command === 'help' ? sub : undefined
-      io.out(topic === 'serve' ? serveHelp() : topic === 'users' ? USERS_HELP : topic === 'tokens' ? TOKENS_HELP : USAGE)
+      const topics: Record<string, () => string> = {
+        serve: serveHelp,
+        users: () => USERS_HELP,
+        tokens: () => TOKENS_HELP,
+        sync: () => SYNC_HELP,
+      }
+      io.out((topic && topics[topic]?.()) || USAGE)
       return command ? 0 : 2
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
+    if (command === 'sync') return await syncCommand(sub === undefined ? [] : [sub, ...rest], io)
     if (command === 'users' && sub === 'create') return await usersCreate(rest, io)
     if (command === 'tokens' && sub === 'create') return await tokensCreate(rest, io)
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {

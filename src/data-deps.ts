@@ -1,0 +1,43 @@
+/** The services' dependencies for commands that work on a data directory without serving it (sync, export, import). */
+import { join } from 'node:path'
+import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
+import { createDiskBlobStore } from './blobs/disk'
+import { createUrlSigner } from './blobs/signing'
+import { SETTINGS } from './config'
+import { prepareDataDir } from './data-dir'
+import { createLog, type LogLevel } from './log'
+import type { Deps } from './services/deps'
+import { createNodeJsonCache } from './services/node-json'
+import { createRateLimiter } from './services/rate-limit'
+import { createStoreSearch } from './search/store-search'
+import { openStore } from './store/db'
+
+/** Leftover staging files of a killed process are this old at most when a command starts (see blobs/disk.ts). */
+const STALE_PART_MS = 60 * 60_000
+
+export async function openDataDeps(dir: string, opts: { logLevel: LogLevel }): Promise<Deps & { close(): Promise<void> }> {
+  const db = await openStore(join(prepareDataDir(dir), 'registry.db'))
+  const blobs = createDiskBlobStore(dir)
+  await blobs.sweep(STALE_PART_MS)
+  // No server here: nothing is rendered for clients and no index is kept; a running server catches up at its next start.
+  const deps: Deps = {
+    db,
+    blobs,
+    signer: createUrlSigner('unused'),
+    search: createStoreSearch(db),
+    nodeJson: createNodeJsonCache(db, ''),
+    log: createLog({ level: opts.logLevel }),
+    now: () => new Date(),
+    reviewLimiter: createRateLimiter(1, 1),
+    settings: {
+      publicUrl: '',
+      maxUploadBytes: Number(SETTINGS['max-upload-bytes'].default),
+      autoApprove: true,
+      maxPublishersPerUser: 5,
+      requireReviewAuth: false,
+      uploadUrlTtlSeconds: 900,
+      archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+    },
+  }
+  return { ...deps, close: () => db.destroy() }
+}
