@@ -16,6 +16,7 @@ import { createIndexedSearch } from './search/indexed-search'
 import { createNodeJsonCache } from './services/node-json'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
+import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -87,6 +88,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
       archiveLimits: DEFAULT_ARCHIVE_LIMITS,
     },
   }
+  const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
   log.info('server.started', { host: config.host, port: server.port, publicUrl, data: config.data })
@@ -103,6 +105,7 @@ export async function serve(config: Config, io: Io): Promise<number> {
 
   const signal = await io.stopSignal
   clearInterval(sweeper)
+  await mirroring.stop() // a sync under way stops between batches, before the store closes
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

@@ -56,12 +56,18 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.onError(renderError(deps.log))
   app.notFound((c) => renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`)))
   app.use(accessLog(deps.log))
+  // A mirror says on every answer how fresh its data is: ok, stale, or its upstream unreachable.
+  app.use(async (c, next) => {
+    await next()
+    const fresh = deps.mirror?.freshness()
+    if (fresh) c.res.headers.set('X-Mirror-Upstream', fresh.state)
+  })
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       allowHeaders: ['Authorization', 'Content-Type', 'Cache-Control', 'Pragma', 'Expires', 'X-API-KEY', 'Range', 'If-None-Match'],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After'],
+      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Mirror-Upstream'],
       maxAge: 600,
     }),
   )
