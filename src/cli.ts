@@ -8,6 +8,7 @@ import { serve } from './serve'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 import { join } from 'node:path'
+import { EXPORT_HELP, exportCommand, IMPORT_HELP, importCommand } from './bundle-commands'
 import { SYNC_HELP, syncCommand } from './sync-command'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
@@ -23,6 +24,8 @@ Commands:
   users create    create a user and print an access token
   tokens create   print a new access token for an existing user
   sync            copy an upstream registry into the data directory (--from URL)
+  export          write this registry (or its changes since a serial) to one file, for an air gap
+  import          apply a file written by export
   help [command]  show help for a command
 
 Run "registry-mirror <command> --help" for its options.`
@@ -133,7 +136,10 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       return command ? 0 : 2
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
-    if (command === 'sync') return await syncCommand(sub === undefined ? [] : [sub, ...rest], io)
+    const args = sub === undefined ? [] : [sub, ...rest]
+    if (command === 'sync') return await syncCommand(args, io)
+    if (command === 'export') return await exportCommand(args, io)
+    if (command === 'import') return await importCommand(args, io)
     if (command === 'users' && sub === 'create') return await usersCreate(rest, io)
     if (command === 'tokens' && sub === 'create') return await tokensCreate(rest, io)
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {

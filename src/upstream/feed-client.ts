@@ -48,20 +48,27 @@ function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorIte
   }
 }
 
-export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number, now: string): Promise<FeedPageItems> {
-  const page = await http.json(`${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`, FeedEnvelopeSchema)
+/** A page of a feed, as items; the serials must increase and `next` must be the last one. */
+export function feedPageItems(page: FeedEnvelope, since: number, now: string): FeedPageItems {
   const out: FeedPageItems = { instance: page.instance, next: page.next, head: page.head, items: [], problems: [] }
   let last = since
   for (const change of page.changes) {
     // A feed that goes backwards or repeats itself cannot be followed safely.
-    if (change.serial <= last) throw new Error(`the feed's serials are out of order at ${change.serial}`)
+    if (change.serial <= last) throw new FeedError(`the feed's serials are out of order at ${change.serial}`)
     last = change.serial
     const item = toItem(change, now)
     if (typeof item === 'string') out.problems.push({ kind: change.kind, id: change.id, reason: item, serial: change.serial })
     else out.items.push({ serial: change.serial, item })
   }
-  if (page.changes.length && page.next !== last) throw new Error(`the feed's next (${page.next}) is not its last serial (${last})`)
+  if (page.changes.length && page.next !== last) throw new FeedError(`the feed's next (${page.next}) is not its last serial (${last})`)
   return out
+}
+
+export class FeedError extends Error {}
+
+export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number, now: string): Promise<FeedPageItems> {
+  const page = await http.json(`${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`, FeedEnvelopeSchema)
+  return feedPageItems(page, since, now)
 }
 
 /** Whether the upstream has a change feed (another registry-mirror) or not (the public registry). */

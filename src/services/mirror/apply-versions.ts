@@ -2,7 +2,7 @@
 import type { VersionItem } from '../../domain/mirror-items'
 import { listMirrorArchives, listOrigins, putMirrorArchives } from '../../store/mirror-entities'
 import { setLatestVersion } from '../../store/nodes'
-import { listVersionsByIds } from '../../store/versions'
+import { listArchives, listVersionsByIds } from '../../store/versions'
 import { pickLatest } from '../latest'
 import { type Batch, keptStatus, originKey, recordOrigin } from './apply'
 import { batches, differs, versionRow } from './rows'
@@ -62,7 +62,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   const nodeOrigins = new Set((await listOrigins(db, 'node', nodeIds)).map((o) => o.entity_id))
   for (const o of b.newOrigins) if (o.kind === 'node') nodeOrigins.add(o.entity_id)
   const ids = items.map((v) => v.id)
-  const [current, siblings, hostNodes, archives] = await Promise.all([
+  const [current, siblings, hostNodes, archives, stored] = await Promise.all([
     listVersionsByIds(db, ids).then((rows) => new Map(rows.map((r) => [r.id, r]))),
     siblingsOf(b, nodeIds),
     currentHostNodes(
@@ -70,6 +70,9 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
       items.filter((v) => v.hostNodes).map((v) => v.id),
     ),
     listMirrorArchives(db, ids).then((rows) => new Map(rows.map((r) => [r.version_id, r]))),
+    b.opts.localArchives
+      ? listArchives(db, ids).then((rows) => new Map(rows.map((r) => [r.version_id, r.sha256])))
+      : new Map<string, string>(),
   ])
   const byVersion = new Map(siblings.map((s) => [`${s.node_id}\n${s.version}`, s.id]))
   const touched = new Set<string>()
@@ -78,6 +81,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   const hostNodeRows: { version_id: string; name: string }[] = []
   const replacedHostNodes: string[] = []
   const archiveRows: ArchiveRow[] = []
+  const localArchiveRows: { version_id: string; sha256: string; size_bytes: number; format: 'zip' | 'tar.gz'; created_at: string }[] = []
   for (const v of items) {
     const problem = (reason: string) => b.result.problems.push({ kind: 'version', id: v.id, reason })
     if (b.opts.skipped.nodes.has(v.node_id)) {
@@ -108,6 +112,21 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
       }
       const archive = archiveChange(b, v, archives.get(v.id))
       if (archive.row) archiveRows.push(archive.row)
+      // Bytes carried here (an import): they become the version's archive, unless another one is pinned.
+      const local = v.archiveSha256 ? b.opts.localArchives?.get(v.archiveSha256) : undefined
+      const pinned = stored.get(v.id)
+      if (local && pinned && pinned !== v.archiveSha256) {
+        problem(`the archive carried here (SHA-256 ${v.archiveSha256}) is not the one pinned here (${pinned}): refused`)
+      } else if (local && !pinned) {
+        localArchiveRows.push({
+          version_id: v.id,
+          sha256: v.archiveSha256!,
+          size_bytes: local.size,
+          format: local.format,
+          created_at: b.w.now,
+        })
+        changed = true
+      }
       if (changed || archive.visible) {
         b.w.version(v.id, v.node_id)
         touched.add(v.node_id)
@@ -121,6 +140,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   if (replacedHostNodes.length) await db.deleteFrom('host_nodes').where('version_id', 'in', replacedHostNodes).execute()
   for (const part of batches(hostNodeRows)) await db.insertInto('host_nodes').values(part).execute()
   await putMirrorArchives(db, archiveRows)
+  for (const part of batches(localArchiveRows)) await db.insertInto('archives').values(part).execute()
   await removeUnlisted(b, complete, items, siblings, touched)
   await refreshLatest(b, [...touched], nodes)
 }

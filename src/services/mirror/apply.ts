@@ -20,6 +20,8 @@ export interface ApplyOptions {
   passMark?: string
   /** Nodes whose version list in this batch is complete: their other mirrored versions are gone upstream. */
   completeVersionLists?: ReadonlySet<string>
+  /** Archive bytes present here by SHA-256 (an import's): versions announcing one of them get it as their archive. */
+  localArchives?: ReadonlyMap<string, { size: number; format: 'zip' | 'tar.gz' }>
   /** Ids skipped in earlier batches of the run: what depends on them is skipped too. */
   skipped: { nodes: Set<string>; publishers: Set<string> }
   /** Runs last, in the same transaction (a sync stores its cursor here, so that state and cursor move together). */

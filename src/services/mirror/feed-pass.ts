@@ -10,7 +10,7 @@ import { listUnseen, touchOrigins } from '../../store/mirror-entities'
 import { updateSource } from '../../store/mirror-sources'
 import { fetchFeedPage, type FeedPageItems } from '../../upstream/feed-client'
 import { timestamp, type Deps } from '../deps'
-import { applyItems } from './apply'
+import { applyItems, type ApplyOptions } from './apply'
 import { addProblems, type RunContext } from './sync'
 
 export async function feedPass(ctx: RunContext): Promise<void> {
@@ -24,8 +24,25 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
   if (full && source.cursor_serial !== 0) page = await fetchPage(0)
   summary.full = full
+  await followPages(ctx, page, fetchPage, { full, startSerial: full ? 0 : source.cursor_serial })
+}
+
+/**
+ * Applies feed pages in order, from `first` until the head (fetching the next page while applying one), each
+ * batch committed with the source's cursor. A full pass then removes what it did not see. Also used by import,
+ * whose pages are the bundle's rows.
+ */
+export async function followPages(
+  ctx: RunContext,
+  first: FeedPageItems,
+  nextPage: (since: number) => Promise<FeedPageItems>,
+  opts: { full: boolean; startSerial: number; localArchives?: ApplyOptions['localArchives'] },
+): Promise<void> {
+  const { deps, source, summary } = ctx
+  let page = first
+  const full = opts.full
   const passMark = full ? newPassMark(deps) : undefined
-  const startSerial = full ? 0 : source.cursor_serial
+  const startSerial = opts.startSerial
   ctx.progress({ phase: 'metadata', done: 0, total: Math.max(0, page.head - startSerial) })
 
   /** Versions waiting for their node, with their serials: the cursor never passes the oldest. */
@@ -33,7 +50,7 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   for (;;) {
     ctx.checkpoint()
     const more = page.next < page.head && page.items.length + page.problems.length > 0
-    const upcoming: Promise<FeedPageItems> | undefined = more ? fetchPage(page.next) : undefined
+    const upcoming: Promise<FeedPageItems> | undefined = more ? nextPage(page.next) : undefined
     upcoming?.catch(() => {}) // awaited below; a failure surfaces there
     addProblems(ctx, page.problems)
     const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
@@ -48,6 +65,7 @@ export async function feedPass(ctx: RunContext): Promise<void> {
       sourceId: source.id,
       passMark,
       skipped: ctx.skipped,
+      localArchives: opts.localArchives,
       finish: async (db: Store, r) => {
         const oldest = r.held.reduce((min, v) => Math.min(min, serialOf.get(v) ?? min), Number.POSITIVE_INFINITY)
         const cursor = Number.isFinite(oldest) ? Math.min(pageEnd, oldest - 1) : pageEnd

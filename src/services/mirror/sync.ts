@@ -6,7 +6,7 @@
 import type { ItemProblem } from '../../domain/mirror-items'
 import { ensureSource, updateSource } from '../../store/mirror-sources'
 import type { ArchiveMode, MirrorSourceRow } from '../../store/schema'
-import { hasFeed } from '../../upstream/feed-client'
+import { FeedError, hasFeed } from '../../upstream/feed-client'
 import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { timestamp, type Deps } from '../deps'
 import { archivePass } from './archive-pass'
@@ -34,7 +34,7 @@ export interface SyncProgress {
 
 export interface SyncSummary {
   source: string
-  kind: 'feed' | 'public'
+  kind: 'feed' | 'public' | 'bundle'
   full: boolean
   complete: boolean
   /** Why the run did not complete. */
@@ -103,10 +103,9 @@ export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummar
   } catch (err) {
     summary.complete = false
     summary.unreachable = err instanceof UpstreamError && err.kind === 'unreachable'
-    summary.reason =
-      err instanceof UpstreamError || err instanceof SyncError ? err.message : `unexpected failure: ${(err as Error).message}`
-    if (!(err instanceof UpstreamError || err instanceof SyncError))
-      deps.log.error('mirror.sync_failed', { error: (err as Error).message, stack: (err as Error).stack })
+    const known = err instanceof UpstreamError || err instanceof SyncError || err instanceof FeedError
+    summary.reason = known ? (err as Error).message : `unexpected failure: ${(err as Error).message}`
+    if (!known) deps.log.error('mirror.sync_failed', { error: (err as Error).message, stack: (err as Error).stack })
   }
   summary.seconds = (performance.now() - started) / 1000
   await recordOutcome(deps, opts.from, summary).catch((err: Error) => deps.log.error('mirror.record_failed', { error: err.message }))
