@@ -41,6 +41,11 @@ const UPSTREAM_SETTINGS = {
   'sync-concurrency': { schema: int(1, 64), default: '4', help: 'upstream requests in flight at once' },
   'sync-rate': { schema: rate, default: '0', help: 'upstream requests per second at most; 0 for no limit' },
   'sync-timeout': { schema: int(1, 3600), default: '30', help: 'seconds to wait for an upstream answer, or for each part of a body' },
+  'sync-retries': {
+    schema: int(0, 100),
+    default: '5',
+    help: 'retries of a failed upstream request (5xx, 429, timeouts, cut-off bodies), with backoff',
+  },
   'sync-full-every': {
     schema: int(1, 1_000_000),
     default: '24',
@@ -106,6 +111,7 @@ export const SYNC_SETTINGS = {
   concurrency: { ...UPSTREAM_SETTINGS['sync-concurrency'], env: 'sync-concurrency' },
   rate: { ...UPSTREAM_SETTINGS['sync-rate'], env: 'sync-rate' },
   timeout: { ...UPSTREAM_SETTINGS['sync-timeout'], env: 'sync-timeout' },
+  retries: { ...UPSTREAM_SETTINGS['sync-retries'], env: 'sync-retries' },
   'full-every': { ...UPSTREAM_SETTINGS['sync-full-every'], env: 'sync-full-every' },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),

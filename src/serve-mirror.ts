@@ -30,6 +30,7 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
       concurrency: config['sync-concurrency'],
       ratePerSecond: config['sync-rate'],
       timeoutMs: config['sync-timeout'] * 1000,
+      attempts: config['sync-retries'] + 1,
       signal,
       onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
     })

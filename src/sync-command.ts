@@ -68,6 +68,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
       concurrency: config.concurrency,
       ratePerSecond: config.rate,
       timeoutMs: config.timeout * 1000,
+      attempts: config.retries + 1,
       signal: stop.signal,
       onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
     })

@@ -49,9 +49,18 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
     }
     ctx.progress({ done: ++done, bytes })
   }
-  for (let i = 0; i < missing.length; i += CHUNK) {
+  // Versions announced with the same bytes fetch them once: the first transfers them, the others find them stored.
+  const groups = new Map<string, typeof missing>()
+  for (const t of missing)
+    (groups.get(t.sha256 ?? t.version_id) ?? groups.set(t.sha256 ?? t.version_id, []).get(t.sha256 ?? t.version_id)!).push(t)
+  const queue = [...groups.values()]
+  for (let i = 0; i < queue.length; i += CHUNK) {
     ctx.checkpoint()
-    await Promise.all(missing.slice(i, i + CHUNK).map((t) => run(t, () => fetchArchive(deps, ctx.opts.http, t))))
+    await Promise.all(
+      queue.slice(i, i + CHUNK).map(async (group) => {
+        for (const t of group) await run(t, () => fetchArchive(deps, ctx.opts.http, t))
+      }),
+    )
   }
   for (let i = 0; i < stored.length; i += CHUNK) {
     ctx.checkpoint()

@@ -38,8 +38,50 @@ async function refuse(deps: Deps, t: Target, reason: string): Promise<ArchiveOut
   return { stored: false, refused: reason }
 }
 
+/** Records stored bytes as the version's archive (in one write with its pin), and host node names read from them. */
+async function bindArchive(
+  deps: Deps,
+  t: Target,
+  blob: { sha256: string; size: number; format: 'zip' | 'tar.gz'; etag: string | null; hostNodes?: string[] },
+) {
+  await commitWrite(deps, async (w) => {
+    const row = { version_id: t.version_id, sha256: blob.sha256, size_bytes: blob.size, format: blob.format, created_at: w.now }
+    await w.db
+      .insertInto('archives')
+      .values(row)
+      .onConflict((oc) => oc.column('version_id').doNothing())
+      .execute()
+    // Names read from the archive itself, when the upstream gave none.
+    const known = await w.db.selectFrom('host_nodes').select('name').where('version_id', '=', t.version_id).executeTakeFirst()
+    if (!known && blob.hostNodes) await insertHostNodes(w.db, t.version_id, blob.hostNodes)
+    const current = (await findMirrorArchive(w.db, t.version_id))!
+    const pinned: MirrorArchiveRow = {
+      ...current,
+      sha256: blob.sha256,
+      size_bytes: blob.size,
+      etag: blob.etag,
+      problem: '',
+      problem_at: null,
+    }
+    await putMirrorArchives(w.db, [pinned])
+    w.version(t.version_id, t.node_id)
+  })
+}
+
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
 export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): Promise<ArchiveOutcome> {
+  // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
+  const have = t.sha256 ? await deps.blobs.open(t.sha256) : undefined
+  if (have) {
+    const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
+    await bindArchive(deps, t, {
+      sha256: t.sha256!,
+      size: have.size,
+      format: head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip',
+      etag: null,
+    })
+    return { stored: true, bytes: 0 }
+  }
   const fetched = await http.download(t.url, async (body, res) => ({
     staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes),
     etag: res.headers.get('etag'),
@@ -53,20 +95,12 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
     const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
     if (!inspection.ok) return await refuse(deps, t, `invalid archive: ${inspection.reason}`)
     await staged.commit() // durable under its hash before any row points at it
-    await commitWrite(deps, async (w) => {
-      const row = { version_id: t.version_id, sha256: staged.sha256, size_bytes: staged.size, format: inspection.format, created_at: w.now }
-      await w.db
-        .insertInto('archives')
-        .values(row)
-        .onConflict((oc) => oc.column('version_id').doNothing())
-        .execute()
-      // Names read from the archive itself, when the upstream gave none.
-      const known = await w.db.selectFrom('host_nodes').select('name').where('version_id', '=', t.version_id).executeTakeFirst()
-      if (!known) await insertHostNodes(w.db, t.version_id, inspection.hostNodes)
-      const current = (await findMirrorArchive(w.db, t.version_id))!
-      const pinned: MirrorArchiveRow = { ...current, sha256: staged.sha256, size_bytes: staged.size, etag, problem: '', problem_at: null }
-      await putMirrorArchives(w.db, [pinned])
-      w.version(t.version_id, t.node_id)
+    await bindArchive(deps, t, {
+      sha256: staged.sha256,
+      size: staged.size,
+      format: inspection.format,
+      etag,
+      hostNodes: inspection.hostNodes,
     })
     return { stored: true, bytes: staged.size }
   } finally {
