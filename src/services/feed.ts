@@ -59,7 +59,8 @@ async function versionChanges(db: Store, ids: string[], publicUrl: string): Prom
   const out = new Map<string, Rendered>()
   for (const v of rows) {
     const node = nodeById.get(v.node_id)
-    if (!node) continue
+    // A deleted node's versions are gone too (a GET of one answers 404).
+    if (!node || node.status === 'deleted') continue
     const entity = versionJson(v, node, { publicUrl, hasArchive: available.has(v.id), includeReason: true })
     const archive = available.has(v.id) ? shaOf.get(v.id) : undefined
     out.set(v.id, {

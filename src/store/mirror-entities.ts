@@ -1,5 +1,5 @@
 /** Mirrored entities: where each came from (origins), and the upstream archives of mirrored versions with their pins. */
-import { sql } from 'kysely'
+import { insertRows } from './bulk'
 import type { Store } from './db'
 import type { ChangeKind, MirrorArchiveRow, MirrorOriginRow } from './schema'
 
@@ -24,23 +24,14 @@ export function findOrigin(db: Store, kind: ChangeKind, id: string): Promise<Mir
 
 /** Records (or moves) the origin of entities. */
 export async function putOrigins(db: Store, rows: readonly MirrorOriginRow[]): Promise<void> {
-  for (const part of chunks(rows, 3000)) {
-    if (!part.length) continue
-    await db
-      .insertInto('mirror_origins')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['kind', 'entity_id']).doUpdateSet((eb) => ({
-          source_id: eb.ref('excluded.source_id'),
-          applied_status: eb.ref('excluded.applied_status'),
-          applied_owner: eb.ref('excluded.applied_owner'),
-          synced_at: eb.ref('excluded.synced_at'),
-          checked_at: eb.ref('excluded.checked_at'),
-          host_nodes_at: sql`coalesce(excluded.host_nodes_at, mirror_origins.host_nodes_at)`,
-        })),
-      )
-      .execute()
-  }
+  await insertRows(
+    db,
+    'mirror_origins',
+    rows as readonly (MirrorOriginRow & Record<string, unknown>)[],
+    `on conflict (kind, entity_id) do update set source_id = excluded.source_id, applied_status = excluded.applied_status,
+      applied_owner = excluded.applied_owner, synced_at = excluded.synced_at, checked_at = excluded.checked_at,
+      host_nodes_at = coalesce(excluded.host_nodes_at, mirror_origins.host_nodes_at)`,
+  )
 }
 
 /** Stamps entities as seen by the full pass of this mark. */

@@ -7,6 +7,7 @@
 import type { EntityKind, ItemProblem, MirrorItem, NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-items'
 import type { Store } from '../../store/db'
 import { listOrigins, putOrigins } from '../../store/mirror-entities'
+import { insertRows } from '../../store/bulk'
 import { listPublishersByIds } from '../../store/publishers'
 import type { MirrorOriginRow, NodeRow, PublisherRow } from '../../store/schema'
 import { commitWrite, type Write } from '../changes'
@@ -124,7 +125,7 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Map<string, P
       b.result.changed.nodes++
     }
   }
-  for (const part of batches(inserts)) await b.w.db.insertInto('nodes').values(part).execute()
+  await insertRows(b.w.db, 'nodes', inserts)
 }
 
 async function applyTombstones(b: Batch, tombstones: { kind: EntityKind; id: string }[]): Promise<void> {

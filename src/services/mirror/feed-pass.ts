@@ -47,18 +47,27 @@ export async function followPages(
 
   /** Versions waiting for their node, with their serials: the cursor never passes the oldest. */
   let held: { serial: number; item: VersionItem }[] = []
+  /** Nodes the feed says are gone: their versions (listed before the tombstone) have nothing to attach to. */
+  const gone = new Set<string>()
+  const pages = prefetch(page, nextPage)
   for (;;) {
     ctx.checkpoint()
-    const more = page.next < page.head && page.items.length + page.problems.length > 0
-    const upcoming: Promise<FeedPageItems> | undefined = more ? nextPage(page.next) : undefined
-    upcoming?.catch(() => {}) // awaited below; a failure surfaces there
-    addProblems(ctx, page.problems)
+    // As many pages as have arrived (at least one), up to a batch: the next ones download while this one applies.
+    const batch = await pages.take(APPLY_BATCH)
+    if (!batch.length) break
+    page = batch[batch.length - 1]!
     const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
     const items: MirrorItem[] = held.map((h) => ({ kind: 'version', data: h.item }))
-    for (const { serial, item } of page.items) {
-      items.push(item)
-      if (item.kind === 'version' && !('tombstone' in item)) serialOf.set(item.data, serial)
+    for (const p of batch) {
+      addProblems(ctx, p.problems)
+      for (const { item } of p.items) if ('tombstone' in item && item.kind === 'node') gone.add(item.id)
+      for (const { serial, item } of p.items) {
+        if (item.kind === 'version' && !('tombstone' in item) && gone.has(item.data.node_id)) continue
+        items.push(item)
+        if (item.kind === 'version' && !('tombstone' in item)) serialOf.set(item.data, serial)
+      }
     }
+    const problemIds = batch.flatMap((p) => p.problems)
     const pageEnd = page.next
     const instance = page.instance
     const result = await applyItems(deps, items, {
@@ -72,15 +81,13 @@ export async function followPages(
         await updateSource(db, source.id, { cursor_serial: Math.max(cursor, 0), upstream_instance: instance })
         // Entities with problems are not gone: a full pass keeps them rather than removing them.
         if (passMark)
-          for (const p of page.problems) if (p.kind !== 'archive' && p.kind !== 'page') await touchOrigins(db, p.kind, [p.id], passMark)
+          for (const p of problemIds) if (p.kind !== 'archive' && p.kind !== 'page') await touchOrigins(db, p.kind, [p.id], passMark)
       },
     })
-    held = result.held.map((item) => ({ item, serial: serialOf.get(item) ?? pageEnd }))
+    held = result.held.filter((item) => !gone.has(item.node_id)).map((item) => ({ item, serial: serialOf.get(item) ?? pageEnd }))
     addProblems(ctx, result.problems)
     for (const k of ['publishers', 'nodes', 'versions', 'removed'] as const) summary.changed[k] += result.changed[k]
     ctx.progress({ done: Math.max(0, pageEnd - startSerial) })
-    if (!upcoming) break
-    page = await upcoming
   }
   // Versions whose node never came: it was removed upstream, or skipped.
   addProblems(
@@ -90,6 +97,55 @@ export async function followPages(
   if (held.length) await updateSource(deps.db, source.id, { cursor_serial: page.next })
   if (passMark) await removeUnseen(ctx, passMark)
   await updateSource(deps.db, source.id, { runs_since_full: full ? 0 : source.runs_since_full + 1 })
+}
+
+/** Items applied in one transaction at most (several feed pages, when they have arrived). */
+const APPLY_BATCH = 5000
+/** Pages fetched ahead of the one being applied, at most. */
+const AHEAD = 8
+
+/** Fetches pages one after another ahead of their use, keeping at most AHEAD of them. */
+function prefetch(first: FeedPageItems, nextPage: (since: number) => Promise<FeedPageItems>) {
+  const ready: FeedPageItems[] = [first]
+  let failure: unknown
+  let done = !(first.next < first.head && first.items.length + first.problems.length > 0)
+  let wake: (() => void) | undefined
+  let room: (() => void) | undefined
+  void (async () => {
+    let last = first
+    while (!done) {
+      if (ready.length >= AHEAD) await new Promise<void>((r) => (room = r))
+      try {
+        last = await nextPage(last.next)
+      } catch (err) {
+        failure = err
+        done = true
+        break
+      }
+      ready.push(last)
+      done = !(last.next < last.head && last.items.length + last.problems.length > 0)
+      wake?.()
+    }
+    wake?.()
+  })()
+  return {
+    /** The pages that have arrived (waiting for one if none has), up to about `items` items; [] at the end. */
+    async take(items: number): Promise<FeedPageItems[]> {
+      // Wait for a full batch while more is coming: fewer, larger transactions write each page of the store once.
+      while (!done && ready.reduce((n, p) => n + p.items.length, 0) < items && ready.length < AHEAD)
+        await new Promise<void>((r) => (wake = r))
+      if (!ready.length && failure) throw failure
+      const out: FeedPageItems[] = []
+      let count = 0
+      while (ready.length && (out.length === 0 || count + ready[0]!.items.length <= items)) {
+        const p = ready.shift()!
+        count += p.items.length
+        out.push(p)
+      }
+      room?.()
+      return out
+    },
+  }
 }
 
 /** A full pass's own mark: its start time, made unique (two passes may start within one millisecond). */

@@ -89,11 +89,14 @@ export function differs(current: object, next: object): boolean {
   return false
 }
 
-/** Rows of one shape in statements of at most ~30,000 bound values (SQLite's limit is 32,766). */
+/**
+ * Rows of one shape in statements of a fixed number of rows (within SQLite's 32,766 bound values), so that
+ * their SQL repeats and its prepared statement is reused.
+ */
 export function batches<T extends object>(rows: readonly T[]): T[][] {
   if (!rows.length) return []
   const perRow = Object.keys(rows[0]!).length
-  const size = Math.max(1, Math.floor(30_000 / perRow))
+  const size = Math.min(250, Math.max(1, Math.floor(30_000 / perRow)))
   const out: T[][] = []
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
   return out
