@@ -21,10 +21,17 @@ beforeAll(async () => {
   })
   if (build.exitCode !== 0) throw new Error('build failed')
 })
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+/** Servers a failed test did not stop are stopped here, so none outlives the run. */
+const running = new Set<ReturnType<typeof Bun.spawn>>()
+afterAll(async () => {
+  for (const proc of running) proc.kill('SIGKILL')
+  await Promise.all([...running].map((p) => p.exited))
+  rmSync(root, { recursive: true, force: true })
+})
 
 async function start(data: string, ...args: string[]) {
   const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  running.add(proc)
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
@@ -38,6 +45,7 @@ async function start(data: string, ...args: string[]) {
     async stop() {
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
+      running.delete(proc)
     },
   }
 }
