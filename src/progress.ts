@@ -17,29 +17,29 @@ export interface ProgressDisplay {
   stop(): void
 }
 
+const FORMATS = {
+  metadata: 'metadata |{bar}| {value}/{total} items | {rate}/s | ETA {eta_formatted}',
+  archives: 'archives |{bar}| {value}/{total} | {bytes} | {rate}/s | ETA {eta_formatted}',
+}
+
+/** One bar per phase (items, then archives), on stderr. */
 export function createProgressBar(stream: NodeJS.WritableStream = process.stderr): ProgressDisplay {
-  const bar = new SingleBar({
-    stream,
-    format: '{phase} |{bar}| {value}/{total} {unit} | {bytes} | {rate}/s | ETA {eta_formatted}',
-    barsize: 30,
-    hideCursor: true,
-    clearOnComplete: false,
-    etaBuffer: 50,
-  })
+  let bar: SingleBar | undefined
   let phase: SyncProgress['phase'] | undefined
   let phaseStarted = performance.now()
   return {
     update(p) {
       if (p.phase !== phase) {
-        if (phase) bar.stop()
+        bar?.stop()
         phase = p.phase
         phaseStarted = performance.now()
-        bar.start(p.total ?? 0, 0, { phase: p.phase.padEnd(8), unit: p.phase === 'archives' ? 'archives' : 'items', bytes: '', rate: '0' })
+        bar = new SingleBar({ stream, format: FORMATS[p.phase], barsize: 30, hideCursor: true, etaBuffer: 50 })
+        bar.start(p.total ?? 0, 0, { bytes: formatBytes(0), rate: '0' })
       }
       const seconds = Math.max(0.001, (performance.now() - phaseStarted) / 1000)
-      if (p.total !== undefined) bar.setTotal(Math.max(p.total, p.done))
-      bar.update(p.done, { bytes: formatBytes(p.bytes), rate: (p.done / seconds).toFixed(0) })
+      if (p.total !== undefined) bar!.setTotal(Math.max(p.total, p.done))
+      bar!.update(p.done, { bytes: formatBytes(p.bytes), rate: (p.done / seconds).toFixed(0) })
     },
-    stop: () => phase && bar.stop(),
+    stop: () => bar?.stop(),
   }
 }
