@@ -3,7 +3,7 @@
  * tree (every value frozen) costs more than SQLite's own work. Same SQL on SQLite and PostgreSQL (placeholders
  * aside), in fixed-size statements so that prepared statements are reused.
  */
-import { CompiledQuery, SqliteAdapter, type Kysely } from 'kysely'
+import { createQueryId, RawNode, SqliteAdapter, type CompiledQuery, type Kysely } from 'kysely'
 
 const ROWS_PER_STATEMENT = 250
 
@@ -24,6 +24,10 @@ export async function insertRows(db: Kysely<any>, table: string, rows: readonly 
       })
       return `(${marks.join(', ')})`
     })
-    await db.executeQuery(CompiledQuery.raw(head + tuples.join(', ') + (onConflict ? ` ${onConflict}` : ''), params))
+    const sql = head + tuples.join(', ') + (onConflict ? ` ${onConflict}` : '')
+    // Built by hand rather than by CompiledQuery.raw, which freezes the parameter list: with thousands of values
+    // per statement that freeze cost more than SQLite's insert.
+    const query: CompiledQuery = { sql, parameters: params, query: RawNode.createWithSql(sql), queryId: createQueryId() }
+    await db.executeQuery(query)
   }
 }
