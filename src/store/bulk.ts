@@ -29,5 +29,8 @@ export async function insertRows(db: Kysely<any>, table: string, rows: readonly 
     // per statement that freeze cost more than SQLite's insert.
     const query: CompiledQuery = { sql, parameters: params, query: RawNode.createWithSql(sql), queryId: createQueryId() }
     await db.executeQuery(query)
+    // SQLite answers synchronously, so a long batch would hold the event loop: yielding lets network I/O (the
+    // next page of a sync, requests of a serving registry) go on between statements.
+    await new Promise<void>((resolve) => setImmediate(resolve))
   }
 }
