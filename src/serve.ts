@@ -24,6 +24,7 @@ import { loadFixture } from './services/fixture'
 import { createRepoHost } from './upstream/repohost'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
+import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -154,6 +155,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     removeTemporary()
     return 2
   }
+  const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   const stopEventLoopMonitor = monitorEventLoop(metrics)
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
@@ -180,6 +182,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const signal = await io.stopSignal
   clearInterval(sweeper)
   stopEventLoopMonitor()
+  await mirroring.stop() // a sync under way stops between batches, before the store closes
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
