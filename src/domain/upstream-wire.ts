@@ -4,6 +4,7 @@
  * upstream's spellings are accepted beside ours. Sizes stay bounded: an upstream is not trusted with our memory.
  */
 import * as v from 'valibot'
+import { fastObject, isBoolean, isList, isNumber, isText, isTexts, type FieldCheck } from './fast-check'
 import { NodeSchema, PublisherSchema, VersionSchema } from './wire'
 
 const LONG_TEXT = 100_000
@@ -23,27 +24,39 @@ export const EntityId = v.pipe(
 )
 const UUID = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'is not a UUID'))
 
-/** Each entry of a wire schema, loosened by its type; nested entities are left to the caller. */
-function loosen(entries: v.ObjectEntries): v.ObjectEntries {
+/**
+ * Each entry of a wire schema, loosened by its type (nested entities are left to the caller), and beside it the
+ * same rule as an in-place check (records have none: valibot checks them).
+ */
+function loosen(entries: v.ObjectEntries): { entries: v.ObjectEntries; plain: Record<string, FieldCheck> } {
   const out: v.ObjectEntries = {}
+  const plain: Record<string, FieldCheck> = {}
   for (const [key, schema] of Object.entries(entries)) {
     switch (schema.type) {
       case 'string':
-      case 'picklist':
-        out[key] = text(LONG_FIELDS.has(key) ? LONG_TEXT : SHORT_TEXT)
+      case 'picklist': {
+        const max = LONG_FIELDS.has(key) ? LONG_TEXT : SHORT_TEXT
+        out[key] = text(max)
+        plain[key] = isText(max)
         break
+      }
       case 'array':
         // Lists of names; lists of objects (members) are not mirrored, only bounded.
-        out[key] =
-          (schema as v.ArraySchema<v.GenericSchema, undefined>).item.type === 'string'
-            ? texts
-            : v.nullish(v.pipe(v.array(v.unknown()), v.maxLength(10_000)))
+        if ((schema as v.ArraySchema<v.GenericSchema, undefined>).item.type === 'string') {
+          out[key] = texts
+          plain[key] = isTexts(SHORT_TEXT, 10_000)
+        } else {
+          out[key] = v.nullish(v.pipe(v.array(v.unknown()), v.maxLength(10_000)))
+          plain[key] = isList(10_000)
+        }
         break
       case 'number':
         out[key] = number
+        plain[key] = isNumber
         break
       case 'boolean':
         out[key] = v.nullish(v.boolean())
+        plain[key] = isBoolean
         break
       case 'record':
         out[key] = v.nullish(
@@ -55,23 +68,40 @@ function loosen(entries: v.ObjectEntries): v.ObjectEntries {
         break
     }
   }
-  return out
+  return { entries: out, plain }
 }
 
-export const UpstreamPublisherSchema = v.object({ ...loosen(PublisherSchema.entries), id: EntityId })
+const publisher = loosen(PublisherSchema.entries)
+export const UpstreamPublisherSchema = v.object({ ...publisher.entries, id: EntityId })
 
+const version = loosen(VersionSchema.entries)
 export const UpstreamVersionSchema = v.object({
-  ...loosen(VersionSchema.entries),
+  ...version.entries,
   id: UUID,
   version: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
 })
 
+const node = loosen(NodeSchema.entries)
 export const UpstreamNodeSchema = v.object({
-  ...loosen(NodeSchema.entries),
+  ...node.entries,
   id: EntityId,
   publisher: v.nullish(v.looseObject({})),
   latest_version: v.nullish(v.looseObject({})),
 })
+
+/**
+ * `v.safeParse` of these schemas, faster (see fast-check.ts): a valid entity comes back as it is rather than
+ * copied (unknown keys and all: readers take the keys they know), an invalid one with valibot's issues.
+ */
+export const parseUpstreamPublisher = fastObject(UpstreamPublisherSchema, withoutKeys(publisher.plain, ['id']))
+export const parseUpstreamVersion = fastObject(UpstreamVersionSchema, withoutKeys(version.plain, ['id', 'version']))
+export const parseUpstreamNode = fastObject(UpstreamNodeSchema, withoutKeys(node.plain, ['id', 'publisher', 'latest_version']))
+
+function withoutKeys(plain: Record<string, FieldCheck>, keys: string[]): Record<string, FieldCheck> {
+  const out = { ...plain }
+  for (const k of keys) delete out[k]
+  return out
+}
 
 /** A page of `GET /nodes`; its items are checked one by one, so that one bad node does not cost the page. */
 export const UpstreamNodePageSchema = v.object({

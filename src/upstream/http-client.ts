@@ -122,7 +122,7 @@ async function readText(body: ReadableStream<Uint8Array>, maxBytes: number): Pro
     if (size > maxBytes) throw new UpstreamError('invalid', `the reply is larger than ${maxBytes} bytes`)
     parts.push(chunk)
   }
-  return new TextDecoder().decode(Buffer.concat(parts))
+  return new TextDecoder().decode(Bun.concatArrayBuffers(parts))
 }
 
 export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): UpstreamHttp {
@@ -218,10 +218,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       )
       if (parsed && typeof parsed === 'object' && 'notModified' in parsed) throw new UpstreamError('invalid', `${url}: unexpected 304`)
       const result = v.safeParse(schema, parsed)
-      if (!result.success) {
-        const issue = result.issues[0]
-        throw new UpstreamError('invalid', `${url}: unexpected reply (${v.getDotPath(issue) ?? 'body'}: ${issue.message})`)
-      }
+      if (!result.success) throw invalidReply(url, result.issues)
       return result.output
     },
     download(url, consume, opts = {}) {
@@ -231,3 +228,9 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
 }
 
 export const isTransient = (err: unknown) => err instanceof Transient
+
+/** The error for a reply that is not what the schema says, naming the first issue. */
+export function invalidReply(url: string, issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): UpstreamError {
+  const issue = issues[0]
+  return new UpstreamError('invalid', `${url}: unexpected reply (${v.getDotPath(issue) ?? 'body'}: ${issue.message})`)
+}
