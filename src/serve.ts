@@ -18,6 +18,7 @@ import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
 import { createNodeJsonCache } from './services/node-json'
+import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
@@ -107,7 +108,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
   const search = createIndexedSearch(db, log)
   const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
-  const deps: Deps = {
+  const deps = {
     db,
     blobs,
     signer: createUrlSigner(signingSecret(dataDir)),
@@ -134,7 +135,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
 
       readOnly: config['read-only'],
     },
-  }
+  } as Omit<Deps, 'downloads'> as Deps
+  deps.downloads = createDownloadCounter(deps)
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
   const problems = config.fixture === undefined ? undefined : await loadFixtureFile(deps, config.fixture)
   if (problems) {
@@ -155,6 +157,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     readOnly: config['read-only'],
     videoProvider: config['video-provider-url'] ? new URL(config['video-provider-url']).host : null,
   })
+  deps.downloads.start()
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
@@ -173,6 +176,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
+  await deps.downloads.stop() // the counts of the last interval, after the last request
   search.close()
   await db.destroy()
   removeTemporary()

@@ -5,32 +5,58 @@ import { resolve } from 'node:path'
 export interface BenchServer {
   url: string
   pid: number
+  /** Where its log lines go (a file, as an operator's would). */
+  logFile: string
   rssBytes(): number
+  /** The highest resident memory since start (the kernel's VmHWM). */
+  peakRssBytes(): number
   stop(): Promise<void>
 }
 
+/**
+ * Logs at the default level (`info`: one line per request, as operators run it) into `<dataDir>.log`,
+ * unless `extra` sets --log-level.
+ */
 export async function startServer(dataDir: string, extra: string[] = []): Promise<BenchServer> {
   const bin = resolve('dist/registry-mirror')
   const cmd = existsSync(bin) ? [bin] : [process.execPath, resolve('src/main.ts')]
-  const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn', ...extra], {
+  const logFile = `${dataDir}.log`
+  const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, ...extra], {
     stdout: 'pipe',
-    stderr: 'inherit',
+    stderr: Bun.file(logFile),
   })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
     const { value, done } = await reader.read()
-    if (done) throw new Error('server exited before listening')
+    if (done) throw new Error(`server exited before listening (see ${logFile})`)
     text += new TextDecoder().decode(value)
   }
+  const status = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024
   return {
     url: text.split('\n')[0]!.replace('listening on ', ''),
     pid: proc.pid,
-    rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024,
+    logFile,
+    rssBytes: () => status('VmRSS'),
+    peakRssBytes: () => status('VmHWM'),
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
     },
+  }
+}
+
+/** Waits until the server answers and its search index is complete; returns the milliseconds that took. */
+export async function waitForIndex(url: string): Promise<number> {
+  const t0 = performance.now()
+  for (;;) {
+    const ready = await fetch(`${url}/ready`).then(
+      async (r) => ((await r.json()) as { search: { ready: boolean } }).search.ready,
+      () => false,
+    )
+    if (ready) return performance.now() - t0
+    await Bun.sleep(20)
   }
 }
 

@@ -1,14 +1,14 @@
 /** Node routes: search and list, one node, its versions, install, reviews, host nodes, and the bulk version lookup. */
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { NodePageSchema, NodeSchema, VERSION_STATUS, VersionSchema } from '../domain/wire'
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
-import { nodePageJson } from '../services/node-lists'
+import { nodePage } from '../services/node-lists'
 import {
   bulkVersions,
   getHostNodeOwner,
-  getNode,
+  getNodeJsonText,
   getNodeVersion,
   getVersionHostNodes,
   installNode,
@@ -17,7 +17,7 @@ import {
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
 import type { Env } from './identity'
-import { listResponseCache } from './response-cache'
+import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
 import { q } from './validate'
 
@@ -150,16 +150,23 @@ function parseStatuses(names: string[] | undefined): VersionStatus[] | undefined
 export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
-  const page = (json: string) => new Response(json, { headers: { 'content-type': 'application/json' } })
+  const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
   const cached = listResponseCache({
-    generation: () => deps.nodeJson.generation,
+    generation: () => deps.search.generation(),
+    sequence: () => deps.nodeJson.sequence,
+    changedAfter: (ids, sequence) => deps.nodeJson.changedAfter(ids, sequence),
     enabled: () => deps.search.status().ready,
     gzip: opts.gzip ?? false,
   })
-  app.get('/', specs.list, cached, async (c) => page(await nodePageJson(deps, listParams(specs.list.query(c), true))))
-  app.get('/search', specs.search, cached, async (c) => page(await nodePageJson(deps, listParams(specs.search.query(c), false))))
+  const page = async (c: Context, params: Parameters<typeof nodePage>[1]) => {
+    const found = await nodePage(deps, params)
+    listed(c, found.ids)
+    return json(found.json)
+  }
+  app.get('/', specs.list, cached, async (c) => page(c, listParams(specs.list.query(c), true)))
+  app.get('/search', specs.search, cached, async (c) => page(c, listParams(specs.search.query(c), false)))
 
-  app.get('/:nodeId', specs.read, async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
+  app.get('/:nodeId', specs.read, async (c) => json(await getNodeJsonText(deps, c.req.param('nodeId'))))
 
   app.get('/:nodeId/install', specs.install, async (c) =>
     c.json(await installNode(deps, c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),

@@ -9,8 +9,9 @@ import type { NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
 
 const BATCH = 2000
-/** Slots the query cache may hold in all (4 bytes each). */
-const CACHE_SLOTS = 4_000_000
+/** Bytes the query cache may hold in all (4 a slot, 2 a key character, and a little per entry). */
+export const QUERY_CACHE_MAX_BYTES = 16 * 1024 * 1024
+const querySize = (key: string, slots: Int32Array) => slots.byteLength + 2 * key.length + 64
 
 export interface IndexedSearch extends NodeSearch {
   /** Loads every node from the store; the store answers queries until this resolves. */
@@ -27,7 +28,9 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
   const textHash: bigint[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
-  let cachedSlots = 0
+  let cachedBytes = 0
+  /** Bumped whenever cached answers were dropped because a change could alter them. */
+  let generation = 0
   /** Change sequence numbers, so a batch read before a change never overwrites what the change applied. */
   let sequence = 0
   const changedAt = new Map<string, number>()
@@ -58,7 +61,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
   function clearCache() {
     cache.clear()
-    cachedSlots = 0
+    cachedBytes = 0
+    generation++
   }
 
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
@@ -127,13 +131,16 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     const plan = catalog.plan(q)
     const text = q.search?.trim()
     const result = text ? byRelevance(text, plan) : inListOrder(plan)
-    while (cache.size && cachedSlots + result.length > CACHE_SLOTS) {
-      const [oldest, slots] = cache.entries().next().value!
+    const size = querySize(cacheKey, result)
+    for (const [oldest, slots] of cache) {
+      if (cachedBytes + size <= QUERY_CACHE_MAX_BYTES) break
       cache.delete(oldest)
-      cachedSlots -= slots.length
+      cachedBytes -= querySize(oldest, slots)
     }
-    cache.set(cacheKey, result)
-    cachedSlots += result.length
+    if (cachedBytes + size <= QUERY_CACHE_MAX_BYTES) {
+      cache.set(cacheKey, result)
+      cachedBytes += size
+    }
     return result
   }
 
@@ -184,6 +191,8 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     },
 
     status: () => ({ ready, indexed: catalog.size, engine: ready ? 'index' : 'store' }),
+
+    generation: () => generation,
 
     close() {
       closed = true

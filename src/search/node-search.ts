@@ -19,4 +19,6 @@ export interface NodeSearch {
   /** Called after a write to publishers whose name or members show in their nodes. */
   publishersChanged(ids: readonly string[]): Promise<void>
   status(): SearchStatus
+  /** Changes whenever the matches or order of any query may have changed (answers computed before are stale). */
+  generation(): number
 }

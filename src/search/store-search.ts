@@ -10,5 +10,7 @@ export function createStoreSearch(db: Store): NodeSearch {
     nodesChanged: async () => {},
     publishersChanged: async () => {},
     status: () => ({ ready: false, indexed: 0, engine: 'store' }),
+    // Answers come from the store each time: nothing computed here goes stale.
+    generation: () => 0,
   }
 }

@@ -28,17 +28,23 @@ export interface Write {
   publisher(id: string): void
   /** The version changed; its node's rendering may too. */
   version(id: string, nodeId: string): void
+  /** Only the node's download count changed, to `downloads`: fed like node(), but rendered nodes are kept. */
+  counted(id: string, downloads: number): void
   /** Records who did what, in the same transaction. Never pass a credential. */
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
-export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>): Promise<T> {
+/** What a write needs: the store and the clock, and what it brings up to date after the commit. */
+export type WriteDeps = Pick<Deps, 'db' | 'now' | 'search' | 'nodeJson'>
+
+export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promise<T>): Promise<T> {
   const now = timestamp(deps)
   const nodes = new Set<string>()
   const publishers = new Set<string>()
   const versions = new Set<string>()
+  const counts = new Map<string, number>()
   const result = await deps.db.transaction().execute(async (trx) => {
     const audits: Parameters<typeof insertAudit>[1][number][] = []
     const w: Write = {
@@ -50,6 +56,7 @@ export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>)
         versions.add(id)
         nodes.add(nodeId)
       },
+      counted: (id, downloads) => counts.set(id, downloads),
       audit(actor, e) {
         audits.push({
           at: now,
@@ -65,16 +72,35 @@ export async function commitWrite<T>(deps: Deps, work: (w: Write) => Promise<T>)
     }
     const value = await work(w)
     const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
-    await appendChanges(trx, [...touched('publisher', publishers), ...touched('node', nodes), ...touched('version', versions)], now)
+    const countedOnly = new Set([...counts.keys()].filter((id) => !nodes.has(id)))
+    const fed = [
+      ...touched('publisher', publishers),
+      ...touched('node', nodes),
+      ...touched('node', countedOnly),
+      ...touched('version', versions),
+    ]
+    await appendChanges(trx, fed, now)
     await insertAudit(trx, audits)
     return value
   })
-  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers] })
+  for (const id of nodes) counts.delete(id)
+  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
   return result
 }
 
-/** Brings the search index and the caches in step with committed changes (this instance's own, or, later, another's). */
-export async function applyChanges(deps: Pick<Deps, 'search' | 'nodeJson'>, changed: { nodes: string[]; publishers: string[] }) {
+/**
+ * Brings the search index and the caches in step with committed changes (this instance's own, or another's).
+ * `counts`: nodes whose download count alone changed, with the new count; the index takes it (order and
+ * popularity), rendered nodes keep their text and take the number.
+ */
+export async function applyChanges(
+  deps: Pick<Deps, 'search' | 'nodeJson'>,
+  changed: { nodes: string[]; publishers: string[]; counts?: ReadonlyMap<string, number> },
+) {
+  if (changed.counts?.size) {
+    await deps.search.nodesChanged([...changed.counts.keys()])
+    deps.nodeJson.countsChanged(changed.counts)
+  }
   if (changed.nodes.length) {
     await deps.search.nodesChanged(changed.nodes)
     deps.nodeJson.nodesChanged(changed.nodes)

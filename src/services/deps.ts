@@ -6,6 +6,7 @@ import type { Log } from '../log'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
+import type { DownloadCounter } from './downloads'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -36,6 +37,8 @@ export interface Deps {
   signer: UrlSigner
   search: NodeSearch
   nodeJson: NodeJsonCache
+  /** Installs count here; the counts reach the store at most a flush interval later. */
+  downloads: DownloadCounter
   log: Log
   now: () => Date
   settings: RegistrySettings

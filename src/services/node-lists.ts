@@ -10,14 +10,18 @@ const MAX_PAGE_SIZE = 100
 
 export type ListParams = Omit<NodeQuery, 'offset' | 'limit'> & { page: number; limit: number }
 
-/** A page of nodes as JSON text (a NodePage), assembled from the per-node JSON cache. */
-export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
+/** A page of nodes as JSON text (a NodePage), assembled from the per-node JSON cache, and the ids it lists. */
+export async function nodePage(deps: Deps, params: ListParams): Promise<{ json: string; ids: string[] }> {
   const limit = Math.min(params.limit, MAX_PAGE_SIZE)
   const { page, ...query } = params
   const found = await deps.search.find({ ...query, offset: (page - 1) * limit, limit })
   const nodes = await deps.nodeJson.render(found.ids)
   const meta: Omit<NodePage, 'nodes'> = { page, limit, total: found.total, totalPages: Math.ceil(found.total / limit) }
-  return `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`
+  return { json: `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`, ids: found.ids }
+}
+
+export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
+  return (await nodePage(deps, params)).json
 }
 
 /** The same page as objects, for callers that render it themselves (the web pages). */

@@ -3,7 +3,7 @@ import { UUID_PATTERN } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
-import { countDownload, findNode } from '../store/nodes'
+import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
 import { type Actor, holdsRole, requireRole } from './access'
@@ -34,6 +34,14 @@ export async function renderNode(deps: Deps, node: NodeRow): Promise<NodeJson> {
 
 export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
   return renderNode(deps, await requireNode(deps, id))
+}
+
+/** The same node as JSON text, from the per-node cache (its download count may lag by one counter flush). */
+export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
+  const node = await requireNode(deps, id)
+  const [text] = await deps.nodeJson.render([node.id])
+  if (text === undefined) throw notFound(`node "${id}" not found`)
+  return text
 }
 
 const DEFAULT_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
@@ -106,13 +114,8 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
     row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
-  // A read-only registry still serves installs; it only does not count them.
-  if (!deps.settings.readOnly) {
-    await commitWrite(deps, async (w) => {
-      await countDownload(w.db, node.id)
-      w.node(node.id)
-    })
-  }
+  // A read-only registry still serves installs; it only does not count them. Counted in memory, flushed in batches.
+  if (!deps.settings.readOnly) deps.downloads.count(node.id)
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -78,6 +78,7 @@ describe('GET /nodes/{id}/install', () => {
     expect(res.body).toMatchObject({ version: '1.0.0', downloadUrl: 'http://registry.test/archives/acme/pack/1.0.0/node.zip' })
     expect(res.body.id).toBeString()
     await t.call('GET', '/nodes/pack/install?version=1.0.0')
+    await t.deps.downloads.flush()
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(2)
   })
 
@@ -88,6 +89,7 @@ describe('GET /nodes/{id}/install', () => {
     expect((await t.call('GET', '/nodes/pack/install')).status).toBe(404)
     expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).body.message).toContain('has no archive yet')
     expect((await t.call('GET', '/nodes/pack/install?version=3.0.0')).status).toBe(404)
+    await t.deps.downloads.flush()
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(0)
   })
 })

@@ -233,6 +233,7 @@ describe('the node page', () => {
     t = await makeTestApp()
     await seed(t)
     await t.call('GET', '/nodes/blur-pack/install')
+    await t.deps.downloads.flush() // counted in memory, written at most a second later
     await t.call('POST', '/nodes/blur-pack/reviews?star=4')
     const { html } = await page('/-/nodes/blur-pack')
     expect(html).toContain('<title>Blur Pack (blur-pack) · registry-mirror</title>')

@@ -13,6 +13,7 @@ import { createRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
+import { createDownloadCounter } from '../../src/services/downloads'
 import { openStore } from '../../src/store/db'
 import { makeZip, samplePack } from './archives'
 
@@ -69,7 +70,9 @@ export async function makeTestApp(
       ...overrides.settings,
     },
     ...overrides.deps,
-  }
+  } as Omit<Deps, 'downloads'> as Deps
+  // Not started: tests flush the counts when they read them (deps.downloads.flush()).
+  deps.downloads ??= createDownloadCounter(deps)
   const app = createApp(deps)
   return {
     app,

@@ -2,7 +2,7 @@
  * The caches' race guards, each made to lose its race on purpose: a Kysely plugin runs a write at the exact
  * moment a read has fetched its rows but not yet used them.
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
@@ -103,19 +103,55 @@ describe('latest version', () => {
 })
 
 describe('list response cache', () => {
+  beforeEach(async () => {
+    db = await openStore(':memory:')
+  })
+
   test('an answer computed while a write landed is never served after it', async () => {
     const { Hono } = await import('hono')
-    const { listResponseCache } = await import('../../src/http/response-cache')
+    const { listed, listResponseCache } = await import('../../src/http/response-cache')
     let generation = 0
     let computed = 0
     const app = new Hono()
-    app.get('/list', listResponseCache({ generation: () => generation, enabled: () => true, gzip: false }), (c) => {
+    const cache = listResponseCache({
+      generation: () => generation,
+      sequence: () => 0,
+      changedAfter: () => false,
+      enabled: () => true,
+      gzip: false,
+    })
+    app.get('/list', cache, (c) => {
       computed++
       if (computed === 1) generation++ // a write lands while the first answer is being made
+      listed(c, [])
       return c.json({ computed })
     })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 1 })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 2 }) // now cached
+  })
+
+  test('an answer listing a node that changed while it was made is never served after it', async () => {
+    const { Hono } = await import('hono')
+    const { listed, listResponseCache } = await import('../../src/http/response-cache')
+    const nodeJson = createNodeJsonCache(db!, 'http://x')
+    let computed = 0
+    const app = new Hono()
+    const cache = listResponseCache({
+      generation: () => 0,
+      sequence: () => nodeJson.sequence,
+      changedAfter: (ids, sequence) => nodeJson.changedAfter(ids, sequence),
+      enabled: () => true,
+      gzip: false,
+    })
+    app.get('/list', cache, (c) => {
+      computed++
+      if (computed === 1) nodeJson.nodesChanged(['a']) // a write to a listed node lands meanwhile
+      listed(c, ['a'])
+      return c.json({ computed })
+    })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 1 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
   })
 })
