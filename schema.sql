@@ -97,6 +97,7 @@ CREATE TABLE nodes (
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
+CREATE INDEX nodes_status ON nodes(status);
 
 CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,

@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs'
 
 mkdirSync('dist', { recursive: true })
 const result = await Bun.build({
-  entrypoints: ['src/main.ts'],
+  // The worker threads' entrypoints too: the executable carries each one (see src/search/store-search-thread.ts).
+  entrypoints: ['src/main.ts', 'src/search/store-search-worker.ts'],
   compile: { outfile: 'dist/registry-mirror' },
   minify: true,
 })

@@ -17,6 +17,8 @@ import { createVideoProvider, type VideoProvider } from './upstream/video-provid
 import type { Deps } from './services/deps'
 import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
+import { createThreadedStoreSearch } from './search/store-search-thread'
+import { createStoreSearch } from './search/store-search'
 import { createNodeJsonCache } from './services/node-json'
 import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
@@ -82,8 +84,10 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const dataDir = opts.temporaryData ? mkdtempSync(join(tmpdir(), 'registry-mirror-fixture-')) : config.data
   const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
   let db: Store
+  let storePath: string
   try {
-    db = await openStore(join(prepareDataDir(dataDir), 'registry.db'))
+    storePath = join(prepareDataDir(dataDir), 'registry.db')
+    db = await openStore(storePath)
   } catch (err) {
     removeTemporary()
     io.err(`cannot open the store in ${dataDir}: ${(err as Error).message}`)
@@ -106,7 +110,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     return 1
   }
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
-  const search = createIndexedSearch(db, log)
+  // While it warms, the store answers from a thread of its own: its scans do not hold up other requests.
+  const search = createIndexedSearch(db, log, { fallback: createThreadedStoreSearch(storePath, createStoreSearch(db), log) })
   const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
   const deps = {
     db,

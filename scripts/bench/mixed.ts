@@ -18,18 +18,6 @@ import { picker, seededRandom } from './random'
 import { seedBenchStore } from './seed-store'
 import { mib, startServer, waitForIndex } from './server'
 
-const { values } = parseArgs({
-  args: Bun.argv.slice(2),
-  options: {
-    nodes: { type: 'string', default: '2200,10000,100000' },
-    seconds: { type: 'string', default: '10' },
-    clients: { type: 'string', default: '8' },
-    fresh: { type: 'boolean' },
-  },
-})
-const SECONDS = Number(values.seconds)
-const CLIENTS = Number(values.clients)
-
 export const MIX: [kind: string, share: number][] = [
   ['search', 0.4],
   ['list', 0.2],
@@ -88,8 +76,8 @@ export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
   }
 }
 
-async function runSize(n: number) {
-  const dir = await benchStore(n, values.fresh)
+async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number; CLIENTS: number; fresh?: boolean }) {
+  const dir = await benchStore(n, fresh)
   const ids = activeIds(dir)
   const server = await startServer(dir)
   try {
@@ -132,6 +120,17 @@ async function runSize(n: number) {
 }
 
 if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      nodes: { type: 'string', default: '2200,10000,100000' },
+      seconds: { type: 'string', default: '10' },
+      clients: { type: 'string', default: '8' },
+      fresh: { type: 'boolean' },
+    },
+  })
+  const SECONDS = Number(values.seconds)
+  const CLIENTS = Number(values.clients)
   console.log(`mixed traffic, ${CLIENTS} clients, ${SECONDS} s per run; load average ${loadAverage()}`)
-  for (const n of values.nodes!.split(',').map(Number)) await runSize(n)
+  for (const n of values.nodes!.split(',').map(Number)) await runSize(n, { SECONDS, CLIENTS, fresh: values.fresh })
 }

@@ -1,5 +1,5 @@
 /** Starts registry-mirror (the built binary, else from source) on 127.0.0.1:0 for a benchmark, and reads its memory. */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 export interface BenchServer {
@@ -21,6 +21,7 @@ export async function startServer(dataDir: string, extra: string[] = []): Promis
   const bin = resolve('dist/registry-mirror')
   const cmd = existsSync(bin) ? [bin] : [process.execPath, resolve('src/main.ts')]
   const logFile = `${dataDir}.log`
+  writeFileSync(logFile, '')
   const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, ...extra], {
     stdout: 'pipe',
     stderr: Bun.file(logFile),

@@ -8,7 +8,10 @@ import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
 
-const BATCH = 2000
+/** Rows read from the store at once while warming (a few milliseconds of SQLite at a time). */
+const BATCH = 500
+/** The longest the warm-up holds the event loop before it lets waiting requests in. */
+const SLICE_MS = 8
 /** Bytes the query cache may hold in all (4 a slot, 2 a key character, and a little per entry). */
 export const QUERY_CACHE_MAX_BYTES = 16 * 1024 * 1024
 const querySize = (key: string, slots: Int32Array) => slots.byteLength + 2 * key.length + 64
@@ -18,10 +21,25 @@ export interface IndexedSearch extends NodeSearch {
   warm(): Promise<void>
   /** Stops a warm-up in progress (before the store closes). */
   close(): void
+  /** Bytes the query cache holds now. */
+  readonly cacheBytes: number
 }
 
-export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
-  const fallback = createStoreSearch(db)
+export interface IndexedSearchOptions {
+  queryCacheBytes?: number
+  /** Answers while the index warms (default: the store, on this thread); closed once the index is ready. */
+  fallback?: NodeSearch & { close?(): void }
+  /** Event-loop budget of one warm-up step (tests make it 0: a yield after every node). */
+  sliceMs?: number
+}
+
+/** A timer, not setImmediate: Bun polls for I/O before timers run, so waiting requests get in at every step. */
+const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOptions = {}): IndexedSearch {
+  const maxCacheBytes = opts.queryCacheBytes ?? QUERY_CACHE_MAX_BYTES
+  const sliceMs = opts.sliceMs ?? SLICE_MS
+  const fallback: NodeSearch & { close?(): void } = opts.fallback ?? createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
   /** A 64-bit hash of each slot's searched text: the keyword index is touched only when that text changed. */
@@ -133,11 +151,11 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     const result = text ? byRelevance(text, plan) : inListOrder(plan)
     const size = querySize(cacheKey, result)
     for (const [oldest, slots] of cache) {
-      if (cachedBytes + size <= QUERY_CACHE_MAX_BYTES) break
+      if (cachedBytes + size <= maxCacheBytes) break
       cache.delete(oldest)
       cachedBytes -= querySize(oldest, slots)
     }
-    if (cachedBytes + size <= QUERY_CACHE_MAX_BYTES) {
+    if (cachedBytes + size <= maxCacheBytes) {
       cache.set(cacheKey, result)
       cachedBytes += size
     }
@@ -149,18 +167,29 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       started = true
       const t0 = performance.now()
       let after: string | undefined
+      // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
+      // (by the fallback, off this thread) while the index fills.
       while (!closed) {
         const readAt = sequence
         const batch = await loadSearchDocBatch(db, after, BATCH)
         if (!batch.length) break
-        apply(batch, readAt)
         after = batch[batch.length - 1]!.id
-        await new Promise((resolve) => setImmediate(resolve)) // let requests in between batches
+        let from = 0
+        while (from < batch.length && !closed) {
+          const sliceStart = performance.now()
+          let to = from
+          do to = Math.min(batch.length, to + 16)
+          while (to < batch.length && performance.now() - sliceStart < sliceMs)
+          apply(batch.slice(from, to), readAt)
+          from = to
+          await yieldToRequests()
+        }
       }
       if (closed) return
       catalog.finishLoad()
       clearCache()
       ready = true
+      fallback.close?.()
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
@@ -194,8 +223,13 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
     generation: () => generation,
 
+    get cacheBytes() {
+      return cachedBytes
+    },
+
     close() {
       closed = true
+      fallback.close?.()
     },
   }
 }

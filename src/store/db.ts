@@ -27,6 +27,16 @@ export async function openStore(path: string): Promise<Store> {
   return db
 }
 
+/**
+ * A second, read-only handle on an existing store file (for a worker thread): no migration, no writes. WAL lets
+ * it read while the main handle writes.
+ */
+export function openStoreReader(path: string): Store {
+  const sqlite = new Database(path, { readonly: true, strict: true })
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+}
+
 /** A unique-constraint violation, in SQLite's words or PostgreSQL's code. */
 export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof Error)) return false
