@@ -174,14 +174,13 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
         const batch = await loadSearchDocBatch(db, after, BATCH)
         if (!batch.length) break
         after = batch[batch.length - 1]!.id
-        let from = 0
-        while (from < batch.length && !closed) {
+        for (let from = 0; from < batch.length && !closed;) {
           const sliceStart = performance.now()
-          let to = from
-          do to = Math.min(batch.length, to + 16)
-          while (to < batch.length && performance.now() - sliceStart < sliceMs)
-          apply(batch.slice(from, to), readAt)
-          from = to
+          do {
+            const to = Math.min(batch.length, from + 16)
+            apply(batch.slice(from, to), readAt)
+            from = to
+          } while (from < batch.length && performance.now() - sliceStart < sliceMs)
           await yieldToRequests()
         }
       }
