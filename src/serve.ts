@@ -11,7 +11,7 @@ import { createUrlSigner } from './blobs/signing'
 import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
-import { createLog, type Log } from './log'
+import { bufferedWriter, createLog, type Log } from './log'
 import { sweepStagedImages } from './services/staged-images'
 import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
@@ -80,7 +80,7 @@ export interface ServeOptions {
 }
 
 export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Promise<number> {
-  const log = createLog({ level: config['log-level'] })
+  const log = createLog({ level: config['log-level'], write: bufferedWriter() })
   const dataDir = opts.temporaryData ? mkdtempSync(join(tmpdir(), 'registry-mirror-fixture-')) : config.data
   const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
   let db: Store

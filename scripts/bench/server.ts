@@ -22,21 +22,11 @@ export async function startServer(dataDir: string, extra: string[] = []): Promis
   const cmd = existsSync(bin) ? [bin] : [process.execPath, resolve('src/main.ts')]
   const logFile = `${dataDir}.log`
   writeFileSync(logFile, '')
-  const proc = Bun.spawn([...cmd, 'serve', '--port', '0', '--data', dataDir, ...extra], {
-    stdout: 'pipe',
-    stderr: Bun.file(logFile),
-  })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited before listening (see ${logFile})`)
-    text += new TextDecoder().decode(value)
-  }
+  const { url, proc } = await spawnListening([...cmd, 'serve', '--port', '0', '--data', dataDir, ...extra], logFile)
   const status = (field: string) =>
     Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024
   return {
-    url: text.split('\n')[0]!.replace('listening on ', ''),
+    url,
     pid: proc.pid,
     logFile,
     rssBytes: () => status('VmRSS'),
@@ -46,6 +36,20 @@ export async function startServer(dataDir: string, extra: string[] = []): Promis
       await proc.exited
     },
   }
+}
+
+/** Spawns a server that prints `listening on URL` first; its stderr goes to `logFile`. */
+export async function spawnListening(cmd: string[], logFile: string) {
+  const proc = Bun.spawn(cmd, { stdout: 'pipe', stderr: Bun.file(logFile) })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`${cmd[0]} exited before listening (see ${logFile})`)
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return { url: text.split('\n')[0]!.replace('listening on ', ''), proc }
 }
 
 /** Waits until the server answers and its search index is complete; returns the milliseconds that took. */
@@ -72,3 +76,12 @@ export function sampleMax(read: () => number, ms = 5) {
 }
 
 export const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
+
+/**
+ * CPU seconds a process has used (user + system, from /proc): the cost per request it gives is steadier than a
+ * throughput on a machine other work shares.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}

@@ -1,7 +1,7 @@
 /** /archives/{publisher}/{node}/{version}/node.zip: the signed upload (PUT) and downloads with ETag and ranges. */
 import { Hono, type Context } from 'hono'
 import { AppError } from '../errors'
-import { openArchive } from '../services/archives'
+import { createArchiveLookup } from '../services/archive-lookup'
 import type { Deps } from '../services/deps'
 import { receiveArchive } from '../services/upload'
 import * as v from 'valibot'
@@ -47,8 +47,9 @@ export function archiveRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
   // Identity only for the flagged-archive exception; a bad token just downloads as anyone would.
+  const lookup = createArchiveLookup(deps)
   app.get(ARCHIVE_ROUTE, download, identity(deps), async (c) => {
-    const archive = await openArchive(deps, c.var.actor, c.req.param('nodeId'), c.req.param('version'))
+    const archive = await lookup(c.var.actor, c.req.param('nodeId'), c.req.param('version'))
     const etag = `"${archive.sha256}"`
     const size = archive.bytes.size
     const headers: Record<string, string> = {

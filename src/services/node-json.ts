@@ -23,6 +23,8 @@ export interface NodeJsonCache {
   readonly sequence: number
   /** Whether the JSON of any of these nodes changed after `sequence` was read. */
   changedAfter(ids: readonly string[], sequence: number): boolean
+  /** The same, not counting download counts: whether anything else about the node (or its versions) changed. */
+  contentChangedAfter(id: string, sequence: number): boolean
   /** The JSON text of each node, in the order given; unknown ids are left out. */
   render(ids: readonly string[]): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
@@ -43,6 +45,7 @@ export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NOD
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */
   const changedAt = new Map<string, number>()
+  const contentChangedAt = new Map<string, number>()
   let allChangedAt = 0
   const cost = (id: string, e: Entry) => e.tail.length + id.length + ENTRY_OVERHEAD
 
@@ -75,6 +78,7 @@ export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NOD
       return bytes
     },
     changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
+    contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
 
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
@@ -97,6 +101,7 @@ export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NOD
       sequence++
       for (const id of ids) {
         changedAt.set(id, sequence)
+        contentChangedAt.set(id, sequence)
         drop(id)
       }
     },
@@ -113,6 +118,7 @@ export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NOD
     publishersChanged() {
       allChangedAt = ++sequence
       changedAt.clear()
+      contentChangedAt.clear()
       cache.clear()
       bytes = 0
     },
