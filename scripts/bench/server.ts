@@ -61,7 +61,7 @@ export async function waitForIndex(url: string): Promise<number> {
       () => false,
     )
     if (ready) return performance.now() - t0
-    await Bun.sleep(20)
+    await Bun.sleep(100) // a probe costs the server a store count and a disk write: not too often
   }
 }
 
