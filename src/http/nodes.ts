@@ -5,15 +5,8 @@ import { NodePageSchema, NodeSchema, VERSION_STATUS, VersionSchema } from '../do
 import { badRequest } from '../errors'
 import type { Deps } from '../services/deps'
 import { nodePage } from '../services/node-lists'
-import {
-  bulkVersions,
-  getHostNodeOwner,
-  getNodeJsonText,
-  getNodeVersion,
-  getVersionHostNodes,
-  installNode,
-  listNodeVersions,
-} from '../services/nodes'
+import { bulkVersions, getHostNodeOwner, getNodeJsonText, getNodeVersion, getVersionHostNodes, listNodeVersions } from '../services/nodes'
+import { createInstallLookup } from '../services/install-lookup'
 import { addReview } from '../services/reviews'
 import type { VersionStatus } from '../store/schema'
 import type { Env } from './identity'
@@ -168,8 +161,9 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
 
   app.get('/:nodeId', specs.read, async (c) => json(await getNodeJsonText(deps, c.req.param('nodeId'))))
 
+  const install = createInstallLookup(deps)
   app.get('/:nodeId/install', specs.install, async (c) =>
-    c.json(await installNode(deps, c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
+    c.json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
   )
 
   app.get('/:nodeId/versions', specs.versions, async (c) => {
