@@ -16,7 +16,7 @@ import { healthRate, loadAverage, ms, pct, quantile, runLoad, type LoadRequest }
 import { distinctSearches } from './queries'
 import { picker, seededRandom } from './random'
 import { seedBenchStore } from './seed-store'
-import { mib, startServer, waitForIndex } from './server'
+import { cpuSeconds, mib, startServer, waitForIndex } from './server'
 
 export const MIX: [kind: string, share: number][] = [
   ['search', 0.4],
@@ -82,28 +82,38 @@ async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number
   const server = await startServer(dir)
   try {
     const indexMs = await waitForIndex(server.url)
-    const health1 = await healthRate(server.url, CLIENTS, SECONDS / 2)
+    /** Server CPU microseconds per request over a run: steadier than throughput when other work shares the machine. */
+    const cpuPer = async <T extends { requests: number }>(run: () => Promise<T>) => {
+      const before = cpuSeconds(server.pid)
+      const result = await run()
+      return { ...result, cpuUs: ((cpuSeconds(server.pid) - before) * 1e6) / result.requests }
+    }
+    const health1 = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS / 2, next: () => ({ path: '/health' }) }))
     const mixLoad = loadAverage()
     const next = mixedTraffic(ids, n)
     await runLoad(server.url, { clients: CLIENTS, seconds: 1, next }) // first visits: JIT, page cache
-    const mix = await runLoad(server.url, { clients: CLIENTS, seconds: SECONDS, next })
+    const mix = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS, next }))
     const health2 = await healthRate(server.url, CLIENTS, SECONDS / 2)
-    const health = (health1 + health2) / 2
+    const health = (health1.perSecond + health2) / 2
     const installNext = mixedTraffic(ids, n + 2)
-    const installs = await runLoad(server.url, {
-      clients: CLIENTS,
-      seconds: SECONDS / 2,
-      next: () => {
-        let req = installNext()
-        while (req.kind !== 'install') req = installNext()
-        return req
-      },
-    })
+    const installs = await cpuPer(() =>
+      runLoad(server.url, {
+        clients: CLIENTS,
+        seconds: SECONDS / 2,
+        next: () => {
+          let req = installNext()
+          while (req.kind !== 'install') req = installNext()
+          return req
+        },
+      }),
+    )
     const health3 = await healthRate(server.url, CLIENTS, SECONDS / 2)
     const peak = server.peakRssBytes()
     const kinds = MIX.map(([kind]) => `${kind} ${ms(quantile(mix.byKind.get(kind) ?? [], 0.99))}`).join(', ')
     console.log(`\n${n} nodes (index ready after ${(indexMs / 1000).toFixed(1)} s; load average ${mixLoad} at the start of the mix)`)
-    console.log(`  GET /health:      ${health.toFixed(0)} req/s (${health1.toFixed(0)} before, ${health2.toFixed(0)} after the mix)`)
+    console.log(
+      `  GET /health:      ${health.toFixed(0)} req/s (${health1.perSecond.toFixed(0)} before, ${health2.toFixed(0)} after the mix)`,
+    )
     console.log(
       `  mixed:            ${mix.perSecond.toFixed(0)} req/s = ${pct(mix.perSecond / health)} of /health (goal at 100k >= 40%), ` +
         `p50 ${ms(quantile(mix.latencies, 0.5))}, p99 ${ms(quantile(mix.latencies, 0.99))} (goal < 15 ms), failures ${mix.failures}`,
@@ -113,6 +123,11 @@ async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number
     console.log(
       `  installs alone:   ${installs.perSecond.toFixed(0)} req/s = ${pct(installs.perSecond / health3)} of /health ` +
         `(${health3.toFixed(0)} right after; goal >= 50%), p99 ${ms(quantile(installs.latencies, 0.99))}, failures ${installs.failures}`,
+    )
+    const us = (x: number) => `${x.toFixed(0)} µs`
+    console.log(
+      `  server CPU each:  /health ${us(health1.cpuUs)}, mixed ${us(mix.cpuUs)} (/health's = ${pct(health1.cpuUs / mix.cpuUs)} of it), ` +
+        `install ${us(installs.cpuUs)} (${pct(health1.cpuUs / installs.cpuUs)})`,
     )
   } finally {
     await server.stop()

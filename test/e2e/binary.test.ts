@@ -101,6 +101,16 @@ describe('the compiled binary', () => {
     expect(await server.stop()).toBe(0)
   })
 
+  test('installs counted in memory reach the store at SIGTERM', async () => {
+    let server = await start()
+    const before = (await read(await fetch(`${server.url}/nodes/blur-pack`))).downloads as number
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/nodes/blur-pack/install`)).status).toBe(200)
+    expect(await server.stop()).toBe(0) // at once: well inside the flush interval
+    server = await start()
+    expect((await read(await fetch(`${server.url}/nodes/blur-pack`))).downloads).toBe(before + 5)
+    expect(await server.stop()).toBe(0)
+  })
+
   test('the data directory and its files are readable by their owner only', async () => {
     const { statSync } = await import('node:fs')
     expect(statSync(data).mode & 0o777).toBe(0o700)
