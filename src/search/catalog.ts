@@ -146,6 +146,19 @@ export class Catalog {
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
 
+  /** A new download count for a node already held (undefined when it is not): the order follows at once. */
+  setDownloads(id: string, downloads: number): Change | undefined {
+    const slot = this.slotOf(id)
+    const before = slot === undefined ? undefined : this.entries[slot]
+    if (slot === undefined || !before) return undefined
+    if (before.downloads === downloads) return 'none'
+    this.entries[slot] = { ...before, downloads }
+    // During a bulk load the order is built once by finishLoad().
+    const moved = this.sorted && this.reposition(slot)
+    if (popularityBoost(before.downloads) !== popularityBoost(downloads)) return 'content'
+    return moved ? 'order' : 'none'
+  }
+
   remove(id: string): number | undefined {
     const slot = this.slotOf(id)
     const entry = slot === undefined ? undefined : this.entries[slot]

@@ -83,12 +83,30 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     generation++
   }
 
+  /** Nodes whose documents are being read for a refresh (and publisher refreshes under way, whose nodes are not
+   * known until read): a count for one of them goes through the store too, in sequence. */
+  const refreshing = new Map<string, number>()
+  let publisherReads = 0
+
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
     if (!started) return
     const readAt = ++sequence
-    for (const id of ids) changedAt.set(id.toLowerCase(), readAt)
-    const docs = await load()
-    apply(docs, readAt)
+    const keys = ids.map((id) => id.toLowerCase())
+    for (const key of keys) {
+      changedAt.set(key, readAt)
+      refreshing.set(key, (refreshing.get(key) ?? 0) + 1)
+    }
+    let docs: SearchDoc[]
+    try {
+      docs = await load()
+      apply(docs, readAt)
+    } finally {
+      for (const key of keys) {
+        const n = refreshing.get(key)! - 1
+        if (n) refreshing.set(key, n)
+        else refreshing.delete(key)
+      }
+    }
     const found = new Set(docs.map((d) => d.id.toLowerCase()))
     const gone = ids.filter((id) => !found.has(id.toLowerCase()))
     apply(
@@ -209,13 +227,36 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
 
     nodesChanged: (ids) => refresh(ids, () => loadSearchDocs(db, ids)),
 
+    // A flush of counts sets the numbers on the nodes held, with no store read; a node not held yet (the
+    // warm-up has not reached it) or being refreshed right now is read from the store instead, in sequence.
+    async countsChanged(counts) {
+      if (!started) return
+      const viaStore: string[] = []
+      let changed = false
+      for (const [id, downloads] of counts) {
+        const change = publisherReads || refreshing.has(id.toLowerCase()) ? undefined : catalog.setDownloads(id, downloads)
+        if (change === undefined) viaStore.push(id)
+        else changed ||= change !== 'none'
+      }
+      if (changed) clearCache()
+      if (viaStore.length) await refresh(viaStore, () => loadSearchDocs(db, viaStore))
+    },
+
+    // Sequenced before its read, like refresh(): a change that lands while the documents are read wins.
     async publishersChanged(publisherIds) {
       if (!started) return
-      const docs = await loadSearchDocsOfPublishers(db, publisherIds)
-      await refresh(
-        docs.map((d) => d.id),
-        async () => docs,
-      )
+      const readAt = ++sequence
+      publisherReads++
+      try {
+        const docs = await loadSearchDocsOfPublishers(db, publisherIds)
+        for (const d of docs) {
+          const key = d.id.toLowerCase()
+          if ((changedAt.get(key) ?? 0) < readAt) changedAt.set(key, readAt)
+        }
+        apply(docs, readAt)
+      } finally {
+        publisherReads--
+      }
     },
 
     status: () => ({ ready, indexed: catalog.size, engine: ready ? 'index' : 'store' }),

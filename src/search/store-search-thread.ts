@@ -53,6 +53,7 @@ export function createThreadedStoreSearch(path: string, local: NodeSearch, log: 
     find: (q) => (failed ? local.find(q) : ask('find', q)),
     hostNodeOwner: (name) => (failed ? local.hostNodeOwner(name) : ask('hostNodeOwner', name)),
     nodesChanged: async () => {},
+    countsChanged: async () => {},
     publishersChanged: async () => {},
     status: () => ({ ready: false, indexed: 0, engine: 'store' }),
     generation: () => 0,

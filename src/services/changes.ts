@@ -98,7 +98,7 @@ export async function applyChanges(
   changed: { nodes: string[]; publishers: string[]; counts?: ReadonlyMap<string, number> },
 ) {
   if (changed.counts?.size) {
-    await deps.search.nodesChanged([...changed.counts.keys()])
+    await deps.search.countsChanged(changed.counts)
     deps.nodeJson.countsChanged(changed.counts)
   }
   if (changed.nodes.length) {
