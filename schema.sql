@@ -14,11 +14,19 @@ CREATE TABLE users (
   updated_at  TEXT NOT NULL
 );
 
--- Bearer access tokens: only the SHA-256 of the token is kept.
+-- Bearer access tokens: only the SHA-256 of the token is kept, and its first 4 characters to show it masked
+-- ('' for tokens made before version 7). A revoked or expired token identifies nobody. last_used_at is
+-- written at most every few minutes per token.
 CREATE TABLE access_tokens (
-  token_hash TEXT PRIMARY KEY,
-  user_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-  created_at TEXT NOT NULL
+  id           TEXT PRIMARY KEY,
+  token_hash   TEXT NOT NULL,
+  token_prefix TEXT NOT NULL DEFAULT '',
+  user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at   TEXT NOT NULL,
+  expires_at   TEXT,
+  last_used_at TEXT,
+  revoked_at   TEXT,
+  CONSTRAINT access_tokens_hash UNIQUE (token_hash)
 );
 CREATE INDEX access_tokens_user ON access_tokens(user_id);
 
@@ -32,7 +40,9 @@ CREATE TABLE publishers (
   logo             TEXT NOT NULL DEFAULT '',
   status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned')),
   created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL
+  updated_at       TEXT NOT NULL,
+  -- set when the publisher was deleted: a tombstone, so its deleted nodes keep their publisher and its id stays taken
+  deleted_at       TEXT
 );
 
 CREATE TABLE publisher_members (
@@ -92,12 +102,16 @@ CREATE TABLE nodes (
   latest_version_id                 TEXT,
   latest_version_status             TEXT,
   created_at                        TEXT NOT NULL,
-  updated_at                        TEXT NOT NULL
+  updated_at                        TEXT NOT NULL,
+  -- 1 when the node is banned because its publisher was; a publisher unban restores exactly these
+  banned_with_publisher             INTEGER NOT NULL DEFAULT 0,
+  -- the upstream's rating of a mirrored node (it sends the mean, not the reviews); null for local nodes
+  mirrored_rating                   DOUBLE PRECISION
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
-CREATE INDEX nodes_status ON nodes(status);
+CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';
 
 CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,
@@ -121,6 +135,7 @@ CREATE TABLE node_versions (
   updated_at                        TEXT NOT NULL,
   UNIQUE (node_id, version)
 );
+CREATE INDEX node_versions_status_created ON node_versions(status, created_at DESC, id);
 
 -- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
 CREATE TABLE archives (
@@ -216,3 +231,48 @@ CREATE TABLE staged_images (
 );
 CREATE INDEX staged_images_created_at ON staged_images(created_at);
 CREATE INDEX staged_images_sha256 ON staged_images(sha256);
+
+-- The upstreams this registry mirrors: an upstream's base URL, or bundle:<instance id> for imported bundles.
+CREATE TABLE mirror_sources (
+  id                   TEXT PRIMARY KEY,
+  kind                 TEXT NOT NULL CHECK (kind IN ('feed', 'public', 'bundle')),
+  upstream_instance    TEXT NOT NULL DEFAULT '',
+  -- feeds and bundles: the last serial applied; the public registry: when the last completed pass started
+  cursor_serial        INTEGER NOT NULL DEFAULT 0,
+  cursor_time          TEXT NOT NULL DEFAULT '',
+  archives             TEXT NOT NULL DEFAULT 'none' CHECK (archives IN ('none', 'eager', 'lazy')),
+  runs_since_full      INTEGER NOT NULL DEFAULT 0,
+  full_pass_started_at TEXT,
+  last_attempt_at      TEXT,
+  last_success_at      TEXT,
+  last_error           TEXT NOT NULL DEFAULT '',
+  last_summary_json    TEXT NOT NULL DEFAULT '{}',
+  created_at           TEXT NOT NULL
+);
+
+-- Where each mirrored publisher, node and version came from; entities without a row are local.
+CREATE TABLE mirror_origins (
+  kind           TEXT NOT NULL CHECK (kind IN ('publisher', 'node', 'version')),
+  entity_id      TEXT NOT NULL,
+  source_id      TEXT NOT NULL REFERENCES mirror_sources(id),
+  -- what the upstream said last: a row that differs was changed here (moderation, a claim) and keeps it
+  applied_status TEXT NOT NULL DEFAULT '',
+  applied_owner  TEXT NOT NULL DEFAULT '',
+  synced_at      TEXT NOT NULL,
+  checked_at     TEXT NOT NULL,
+  host_nodes_at  TEXT,
+  CONSTRAINT mirror_origins_pk PRIMARY KEY (kind, entity_id)
+);
+CREATE INDEX mirror_origins_source ON mirror_origins(source_id, kind, checked_at);
+
+-- Archives of mirrored versions upstream; the SHA-256 is pinned on first fetch and other bytes are refused.
+CREATE TABLE mirror_archives (
+  version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
+  source_id  TEXT NOT NULL REFERENCES mirror_sources(id),
+  url        TEXT NOT NULL,
+  sha256     TEXT,
+  size_bytes INTEGER,
+  etag       TEXT,
+  problem    TEXT NOT NULL DEFAULT '',
+  problem_at TEXT
+);

@@ -1,10 +1,14 @@
-/** Compiles src/main.ts into one executable, dist/registry-mirror (schema.sql embedded). */
+/** Compiles src/main.ts into one executable, dist/registry-mirror (schema.sql and the archive inspection worker embedded). */
 import { mkdirSync } from 'node:fs'
 
 mkdirSync('dist', { recursive: true })
 const result = await Bun.build({
-  // The worker threads' entrypoints too: the executable carries each one (see src/search/store-search-thread.ts).
-  entrypoints: ['src/main.ts', 'src/search/store-search-worker.ts'],
+  // A Worker's script must be an entrypoint of its own to be embedded (Bun's docs on standalone executables).
+  entrypoints: ['src/main.ts', 'src/archive/inspect-worker.ts', 'src/search/store-search-worker.ts'],
+  // Flat names put the workers beside main in the executable's file system, where
+  // new URL('./inspect-worker.ts', import.meta.url) in src/archive/inspect.ts finds it, as it does from source
+  // (and src/search/store-search-thread.ts its own).
+  naming: { entry: '[name].[ext]' },
   compile: { outfile: 'dist/registry-mirror' },
   minify: true,
 })

@@ -3,12 +3,13 @@ import { parseArgs } from 'node:util'
 import { envName, loadConfig, SETTINGS } from './config'
 import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
-import { createAccessToken, createUser } from './services/identity'
+import { EXPORT_HELP, exportCommand, IMPORT_HELP, importCommand } from './bundle-commands'
+import { AUDIT_HELP, auditCommand } from './cli-audit'
+import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
-import { openStore, type Store } from './store/db'
+import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
-import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
@@ -22,7 +23,16 @@ Usage: registry-mirror <command> [options]
 Commands:
   serve           run the registry (default data ./data, 127.0.0.1:8080)
   users create    create a user and print an access token
+  users list      list users
   tokens create   print a new access token for an existing user
+  tokens list     list a user's tokens, masked, with expiry, last use and state
+  tokens revoke   revoke a token by id
+  users promote|demote|ban|unban
+                  make a user an admin or not; ban or unban an account
+  audit           print the audit log, newest first
+  sync            copy an upstream registry into the data directory (--from URL)
+  export          write this registry (or its changes since a serial) to one file, for an air gap
+  import          apply a file written by export
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
@@ -36,15 +46,6 @@ function serveHelp(): string {
   })
   return `Usage: registry-mirror serve [options]\n\nRuns the registry until SIGTERM or SIGINT. The first line on stdout is "listening on http://HOST:PORT".\n\nOptions:\n${rows.join('\n')}\n  --help                             show this help`
 }
-
-const USERS_HELP = `Usage: registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--data DIR]
-
-Creates a user and prints a new access token (one line). Use it as "Authorization: Bearer TOKEN".
-Works whether or not a server is running on the same data directory.`
-
-const TOKENS_HELP = `Usage: registry-mirror tokens create --user ID [--data DIR]
-
-Prints a new access token (one line) for an existing user.`
 
 const FIXTURE_HELP = `Usage: registry-mirror fixture --schema
 
@@ -73,44 +74,6 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
 
 function dataDir(flags: Flags, io: Io): string {
   return prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default)
-}
-
-async function withStore<T>(dir: string, fn: (db: Store) => Promise<T>): Promise<T> {
-  const db = await openStore(join(dir, 'registry.db'))
-  try {
-    return await fn(db)
-  } finally {
-    await db.destroy()
-  }
-}
-
-async function usersCreate(argv: string[], io: Io): Promise<number> {
-  const flags = parse(argv, ['id', 'email', 'name', 'data'], ['admin'])
-  if (flags.help) return (io.out(USERS_HELP), 0)
-  const missing = ['id', 'email', 'name'].filter((k) => !flags[k])
-  if (missing.length) {
-    for (const k of missing) io.err(`--${k}: required`)
-    return 2
-  }
-  const token = await withStore(dataDir(flags, io), (db) =>
-    createUser(db, {
-      id: flags.id as string,
-      email: flags.email as string,
-      name: flags.name as string,
-      isAdmin: flags.admin === true,
-      now: new Date().toISOString(),
-    }),
-  )
-  io.out(token)
-  return 0
-}
-
-async function tokensCreate(argv: string[], io: Io): Promise<number> {
-  const flags = parse(argv, ['user', 'data'])
-  if (flags.help) return (io.out(TOKENS_HELP), 0)
-  if (!flags.user) return (io.err('--user: required'), 2)
-  io.out(await withStore(dataDir(flags, io), (db) => createAccessToken(db, flags.user as string, new Date().toISOString())))
-  return 0
 }
 
 function fixtureCommand(argv: string[], io: Io): number {
@@ -148,14 +111,25 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         users: () => USERS_HELP,
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
+        audit: () => AUDIT_HELP,
+        sync: () => SYNC_HELP,
+        export: () => EXPORT_HELP,
+        import: () => IMPORT_HELP,
       }
       io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
-    if (command === 'users' && sub === 'create') return await usersCreate(rest, io)
-    if (command === 'tokens' && sub === 'create') return await tokensCreate(rest, io)
+    if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
+      const code = await credentialsCommand(command, sub, rest, io, (flags) => dataDir(flags, io))
+      if (code !== undefined) return code
+    }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
+    const args = sub === undefined ? [] : [sub, ...rest]
+    if (command === 'sync') return await syncCommand(args, io)
+    if (command === 'export') return await exportCommand(args, io)
+    if (command === 'import') return await importCommand(args, io)
+    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => dataDir(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2
@@ -164,6 +138,10 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return 2
   } catch (err) {
     if (err instanceof AppError) return (io.err(err.message), 1)
+    if (err instanceof UsageError) {
+      for (const line of err.message.split('\n')) io.err(line)
+      return 2
+    }
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       return (io.err(err.message.split('\n')[0]!), 2)
     }

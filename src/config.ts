@@ -1,5 +1,6 @@
 /** Settings of `serve`: one table gives each its flag, environment variable, default, validation and help. */
 import * as v from 'valibot'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
 
 const int = (min: number, max: number) =>
   v.pipe(
@@ -23,15 +24,60 @@ const httpUrl = v.pipe(
   v.transform((s) => s.replace(/\/+$/, '')),
 )
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
+const rate = v.pipe(
+  v.string(),
+  v.regex(/^\d+(\.\d+)?$/, 'expected a number of requests per second (0 for no limit)'),
+  v.transform(Number),
+  v.number(),
+)
+const archiveMode = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.transform((s) => (['true', 'eager', 'all'].includes(s) ? 'eager' : ['false', 'none'].includes(s) ? 'none' : s)),
+  v.picklist(['none', 'eager', 'lazy'], 'expected none, eager (all archives now) or lazy (each on its first download)'),
+)
+
+/** Settings of the upstream client, shared by `sync` and `serve --sync-from` (same environment variables). */
+const UPSTREAM_SETTINGS = {
+  'sync-concurrency': { schema: int(1, 64), default: '4', help: 'upstream requests in flight at once' },
+  'sync-rate': { schema: rate, default: '0', help: 'upstream requests per second at most; 0 for no limit' },
+  'sync-timeout': { schema: int(1, 3600), default: '30', help: 'seconds to wait for an upstream answer, or for each part of a body' },
+  'sync-retries': {
+    schema: int(0, 100),
+    default: '5',
+    help: 'retries of a failed upstream request (5xx, 429, timeouts, cut-off bodies), with backoff',
+  },
+  'sync-full-every': {
+    schema: int(1, 1_000_000),
+    default: '24',
+    help: 'every this many runs, a full pass (records deletions, checks archives)',
+  },
+} as const
+
+const SETTINGS_BASE = {
+  data: { schema: text, default: './data', help: 'directory of the store, archives and signing key' },
+} as const
 
 export const SETTINGS = {
-  data: { schema: text, default: './data', help: 'directory of the store, archives and signing key' },
+  data: SETTINGS_BASE.data,
   host: { schema: text, default: '127.0.0.1', help: 'address to listen on' },
   port: { schema: int(0, 65535), default: '8080', help: 'port to listen on; 0 picks a free one' },
   'public-url': { schema: httpUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
   'max-upload-bytes': { schema: int(1, Number.MAX_SAFE_INTEGER), default: '209715200', help: 'largest archive accepted' },
+  'archive-time-budget': {
+    schema: int(1, 3600),
+    default: '10',
+    help: 'seconds one archive check may take (it runs in a worker thread); an archive that needs longer is flagged',
+  },
   'auto-approve': { schema: bool, default: 'true', help: 'make valid uploads active at once; false keeps them pending for an admin' },
   'max-publishers-per-user': { schema: int(1, 1_000_000), default: '5', help: 'publishers one user may belong to' },
+  'repohost-api-url': {
+    schema: httpUrl,
+    default: 'https://api.github.com',
+    help: 'GitHub-compatible API that claims check repository ownership with (GitHub Enterprise: https://HOST/api/v3; Gitea, Forgejo: https://HOST/api/v1)',
+  },
+  'repohost-timeout-ms': { schema: int(100, 600_000), default: '10000', help: 'how long a claim waits for the repository host' },
+  'unclaimed-publisher-id': { schema: text, default: DEFAULT_UNCLAIMED_PUBLISHER_ID, help: 'publisher whose nodes may be claimed' },
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },
@@ -65,58 +111,121 @@ export const SETTINGS = {
     default: 'false',
     help: 'refuse every write with 403 read_only; installs are served without counting downloads',
   },
+
+  metrics: { schema: bool, default: 'true', help: 'serve GET /metrics (Prometheus text format; counts only, nothing sensitive)' },
   'log-level': {
     schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
     default: 'info',
     help: 'least severe log level written',
   },
+  'sync-from': {
+    schema: httpUrl,
+    default: undefined,
+    help: 'keep this registry in step with an upstream (another registry-mirror, or the public registry)',
+  },
+  'sync-every': { schema: int(1, 525_600), default: '60', help: 'minutes between syncs with --sync-from' },
+  'sync-archives': {
+    schema: archiveMode,
+    default: 'lazy',
+    help: 'archives with --sync-from: none, eager (all at each sync) or lazy (each on its first download)',
+  },
+  ...UPSTREAM_SETTINGS,
+} as const
+
+/** Settings of the `sync` command; each shares its environment variable with the matching `serve --sync-*` setting. */
+export const SYNC_SETTINGS = {
+  from: {
+    schema: httpUrl,
+    default: undefined,
+    env: 'sync-from',
+    help: 'the upstream: another registry-mirror, or the public registry (required)',
+  },
+  archives: {
+    schema: archiveMode,
+    default: 'none',
+    env: 'sync-archives',
+    help: 'none, eager (--archives: every active archive now) or lazy (each on its first download)',
+  },
+  full: {
+    schema: bool,
+    default: 'false',
+    env: 'sync-full',
+    help: 'a full pass now: records what the upstream deleted, checks stored archives against it',
+  },
+  data: SETTINGS_BASE.data,
+  concurrency: { ...UPSTREAM_SETTINGS['sync-concurrency'], env: 'sync-concurrency' },
+  rate: { ...UPSTREAM_SETTINGS['sync-rate'], env: 'sync-rate' },
+  timeout: { ...UPSTREAM_SETTINGS['sync-timeout'], env: 'sync-timeout' },
+  retries: { ...UPSTREAM_SETTINGS['sync-retries'], env: 'sync-retries' },
+  'full-every': { ...UPSTREAM_SETTINGS['sync-full-every'], env: 'sync-full-every' },
+  'log-level': {
+    schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
+    default: 'error',
+    help: 'least severe log level written (stderr)',
+  },
 } as const
 
 export type SettingName = keyof typeof SETTINGS
-type Parsed<K extends SettingName> = v.InferOutput<(typeof SETTINGS)[K]['schema']>
-export type Config = { readonly [K in SettingName]: Parsed<K> | (undefined extends (typeof SETTINGS)[K]['default'] ? undefined : never) }
+
+interface Setting {
+  schema: v.GenericSchema<string, unknown>
+  default: string | undefined
+  help: string
+  /** The environment variable's name, when it is not the flag's. */
+  env?: string
+  /** A credential: never shown in a problem line. */
+  secret?: boolean
+}
+type Table = Record<string, Setting>
+type Parsed<T extends Table, K extends keyof T> = v.InferOutput<T[K]['schema']>
+export type ConfigOf<T extends Table> = {
+  readonly [K in keyof T]: Parsed<T, K> | (undefined extends T[K]['default'] ? undefined : never)
+}
+export type Config = ConfigOf<typeof SETTINGS>
+export type SyncConfig = ConfigOf<typeof SYNC_SETTINGS>
 
 export const envName = (name: string) => `REGISTRY_MIRROR_${name.toUpperCase().replace(/-/g, '_')}`
+export const settingEnv = (name: string, setting: object) => envName((setting as { env?: string }).env ?? name)
 
 /** Where a setting's value came from, as the problem lines name it. */
-const sourceOf = (name: string, flags: Record<string, string | undefined>) => (flags[name] !== undefined ? `--${name}` : envName(name))
+const sourceOf = (name: string, setting: object, flags: Record<string, string | undefined>) =>
+  flags[name] !== undefined ? `--${name}` : settingEnv(name, setting)
 
 /**
  * Flags win over the environment; returns the config or one line per problem. The provider key may come from a
  * file (`readFile`), so that it stays out of process listings; the config then holds the key itself.
  */
-export function loadConfig(input: {
-  flags: Record<string, string | undefined>
-  env: Record<string, string | undefined>
-  readFile?: (path: string) => string
-}): { config: Config; problems: [] } | { config: undefined; problems: string[] } {
+export function loadConfig<T extends Table = typeof SETTINGS>(
+  input: { flags: Record<string, string | undefined>; env: Record<string, string | undefined>; readFile?: (path: string) => string },
+  table: T = SETTINGS as unknown as T,
+): { config: ConfigOf<T>; problems: [] } | { config: undefined; problems: string[] } {
   const out: Record<string, unknown> = {}
   const problems: string[] = []
-  for (const [name, setting] of Object.entries(SETTINGS)) {
-    const fromFlag = input.flags[name]
-    const raw = fromFlag ?? input.env[envName(name)] ?? setting.default
+  for (const [name, setting] of Object.entries(table)) {
+    const raw = input.flags[name] ?? input.env[settingEnv(name, setting)] ?? setting.default
     if (raw === undefined) continue
-    const result = v.safeParse(setting.schema as v.GenericSchema<string, unknown>, raw)
+    const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
     else {
       const shown = 'secret' in setting ? '***' : raw
-      problems.push(`${sourceOf(name, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
+      problems.push(`${sourceOf(name, setting, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
-  if (!problems.length) problems.push(...videoProviderProblems(out, input))
+  if (!problems.length && table === (SETTINGS as unknown)) problems.push(...videoProviderProblems(out, input))
   if (problems.length) return { config: undefined, problems }
-  return { config: Object.freeze(out) as Config, problems: [] }
+  return { config: Object.freeze(out) as ConfigOf<T>, problems: [] }
 }
 
 /** The provider needs its URL and exactly one source of its key; a key file is read here. */
 function videoProviderProblems(out: Record<string, unknown>, input: Parameters<typeof loadConfig>[0]): string[] {
+  const from = (name: keyof typeof SETTINGS) => sourceOf(name, SETTINGS[name], input.flags)
   const keyFile = out['video-provider-key-file'] as string | undefined
   if (keyFile !== undefined && out['video-provider-key'] !== undefined) {
-    return [`${sourceOf('video-provider-key-file', input.flags)}: give the provider key once, either as a value or as a file`]
+    return [`${from('video-provider-key-file')}: give the provider key once, either as a value or as a file`]
   }
   if (keyFile !== undefined) {
-    const where = sourceOf('video-provider-key-file', input.flags)
+    const where = from('video-provider-key-file')
     const read =
       input.readFile ??
       ((): string => {
@@ -133,8 +242,8 @@ function videoProviderProblems(out: Record<string, unknown>, input: Parameters<t
   }
   const hasUrl = out['video-provider-url'] !== undefined
   const hasKey = out['video-provider-key'] !== undefined
-  if (hasUrl && !hasKey) return [`${sourceOf('video-provider-url', input.flags)}: the provider needs a key too (--video-provider-key-file)`]
-  const keyFrom = sourceOf(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key', input.flags)
+  if (hasUrl && !hasKey) return [`${from('video-provider-url')}: the provider needs a key too (--video-provider-key-file)`]
+  const keyFrom = from(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key')
   if (hasKey && !hasUrl) return [`${keyFrom}: a provider key without --video-provider-url is unused`]
   return []
 }

@@ -12,6 +12,8 @@ import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
 import { bufferedWriter, createLog, type Log } from './log'
+import { createMetrics, monitorEventLoop } from './metrics'
+import { registerSearchMetrics } from './search/metrics'
 import { sweepStagedImages } from './services/staged-images'
 import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
@@ -22,8 +24,10 @@ import { createStoreSearch } from './search/store-search'
 import { createNodeJsonCache } from './services/node-json'
 import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
+import { createRepoHost } from './upstream/repohost'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
+import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -113,13 +117,16 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   // While it warms, the store answers from a thread of its own: its scans do not hold up other requests.
   const search = createIndexedSearch(db, log, { fallback: createThreadedStoreSearch(storePath, createStoreSearch(db), log) })
   const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
   const deps = {
     db,
     blobs,
     signer: createUrlSigner(signingSecret(dataDir)),
     search,
-    nodeJson: createNodeJsonCache(db, publicUrl),
+    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(),
     reviewLimiter: createRateLimiter(30, 10 * 60_000),
     video: {
@@ -128,6 +135,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       // The host application stages two images (start and end frame) for each task.
       stageLimiter: createRateLimiter(2 * config['video-start-limit'], 60_000),
     },
+    repoHost: createRepoHost({ apiUrl: config['repohost-api-url'], timeoutMs: config['repohost-timeout-ms'] }),
     settings: {
       publicUrl,
       maxUploadBytes: config['max-upload-bytes'],
@@ -135,10 +143,12 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       maxPublishersPerUser: config['max-publishers-per-user'],
       requireReviewAuth: config['require-review-auth'],
       uploadUrlTtlSeconds: 15 * 60,
-      archiveLimits: DEFAULT_ARCHIVE_LIMITS,
+      archiveLimits: { ...DEFAULT_ARCHIVE_LIMITS, timeBudgetMs: config['archive-time-budget'] * 1000 },
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
-
       readOnly: config['read-only'],
+      metrics: config.metrics,
+
+      unclaimedPublisherId: config['unclaimed-publisher-id'],
     },
   } as Omit<Deps, 'downloads'> as Deps
   deps.downloads = createDownloadCounter(deps)
@@ -152,7 +162,9 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     removeTemporary()
     return 2
   }
+  const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
+  const stopEventLoopMonitor = monitorEventLoop(metrics)
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
   log.info('server.started', {
     host: config.host,
@@ -177,6 +189,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
 
   const signal = await io.stopSignal
   clearInterval(sweeper)
+  stopEventLoopMonitor()
+  await mirroring.stop() // a sync under way stops between batches, before the store closes
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

@@ -1,137 +1,144 @@
-/** Reads a zip's central directory from disk (never the whole file) and hands selected entries to a visitor. */
+/**
+ * Walks a zip: yauzl parses the end record and the central directory, and this module refuses every layout
+ * that could make reading it cost more than the file itself: entries outside the file, overlapping each other,
+ * or whose local header tells another story; then it inflates the wanted entries with an output cap.
+ */
+import { close, fstat, open } from 'node:fs'
+import { promisify } from 'node:util'
 import { inflateRawSync } from 'node:zlib'
-import { type ArchiveEntry, type ArchiveLimits, ArchiveProblem, type EntryKind, type EntryVisitor } from './entries'
+import yauzl from 'yauzl'
+import type { InspectionBudget } from './budget'
+import { type ArchiveEntry, type ArchiveLimits, ArchiveProblem, type EntryKind, type EntryVisitor, quoteName } from './entries'
+import { checkCentralRecord, localHeaderMismatch } from './zip-headers'
+import { ZipFileReader } from './zip-reader'
 
-const EOCD = 0x06054b50
-const ZIP64_LOCATOR = 0x07064b50
-const ZIP64_EOCD = 0x06064b50
-const CENTRAL = 0x02014b50
-const LOCAL = 0x04034b50
-const MAX_CENTRAL_DIRECTORY = 64 * 1024 * 1024
+/** Real central directories are a few MiB at 20,000 entries; records are kept in memory until the layout is checked. */
+const MAX_CENTRAL_DIRECTORY = 32 * 1024 * 1024
+const CENTRAL_RECORD_FIXED = 46
+const LOCAL_HEADER_FIXED = 30
 
-interface Directory {
-  count: number
-  offset: number
-  size: number
+interface CentralRecord {
+  entry: yauzl.Entry
+  name: string
+  kind: EntryKind
 }
 
-async function bytes(file: Blob, start: number, end: number): Promise<DataView> {
-  const buf = await file.slice(start, end).arrayBuffer()
-  if (buf.byteLength !== end - start) throw new ArchiveProblem('zip archive is truncated')
-  return new DataView(buf)
+function asProblem(err: unknown, context = 'not a valid zip archive'): ArchiveProblem {
+  if (err instanceof ArchiveProblem) return err
+  const message = err instanceof Error ? err.message : String(err)
+  return new ArchiveProblem(`${context}: ${message.slice(0, 200)}`)
 }
 
-async function findDirectory(file: Blob): Promise<Directory> {
-  const tailStart = Math.max(0, file.size - 65_557)
-  const tail = await bytes(file, tailStart, file.size)
-  let at = -1
-  for (let i = tail.byteLength - 22; i >= 0; i--) {
-    if (tail.getUint32(i, true) === EOCD) {
-      at = i
-      break
-    }
+async function readCentralDirectory(zip: yauzl.ZipFile, limits: ArchiveLimits, budget: InspectionBudget): Promise<CentralRecord[]> {
+  if (zip.entryCount > limits.maxEntries) {
+    throw new ArchiveProblem(`archive has ${zip.entryCount} entries; the limit is ${limits.maxEntries}`)
   }
-  if (at < 0) throw new ArchiveProblem('not a zip archive: no end of central directory')
-  if (tail.getUint16(at + 4, true) !== 0 || tail.getUint16(at + 6, true) !== 0) {
-    throw new ArchiveProblem('multi-disk zip archives are not supported')
+  const records: CentralRecord[] = []
+  let directoryBytes = 0
+  let declared = 0
+  for await (const entry of zip.eachEntry()) {
+    budget.checkTime()
+    directoryBytes += CENTRAL_RECORD_FIXED + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength
+    if (directoryBytes > MAX_CENTRAL_DIRECTORY)
+      throw new ArchiveProblem(`zip central directory is larger than ${MAX_CENTRAL_DIRECTORY} bytes`)
+    records.push({ entry, ...checkCentralRecord(entry) })
+    declared += entry.uncompressedSize
+    if (declared > limits.maxTotalBytes) throw new ArchiveProblem(`archive expands beyond ${limits.maxTotalBytes} bytes`)
   }
-  const dir = { count: tail.getUint16(at + 10, true), size: tail.getUint32(at + 12, true), offset: tail.getUint32(at + 16, true) }
-  const needs64 = dir.count === 0xffff || dir.size === 0xffffffff || dir.offset === 0xffffffff
-  if (!needs64) return dir
-  const locAt = tailStart + at - 20
-  const loc = await bytes(file, locAt, locAt + 20)
-  if (loc.getUint32(0, true) !== ZIP64_LOCATOR) throw new ArchiveProblem('zip64 locator is missing')
-  const eocd64At = Number(loc.getBigUint64(8, true))
-  const e = await bytes(file, eocd64At, eocd64At + 56)
-  if (e.getUint32(0, true) !== ZIP64_EOCD) throw new ArchiveProblem('zip64 end of central directory is missing')
-  return { count: Number(e.getBigUint64(32, true)), size: Number(e.getBigUint64(40, true)), offset: Number(e.getBigUint64(48, true)) }
+  return records
 }
 
-interface CentralEntry extends ArchiveEntry {
-  method: number
-  flags: number
-  compressedSize: number
-  localOffset: number
-}
+/** Deflate never grows data by more than a few bytes per 16 KiB block; anything larger is not what the header says. */
+const largestCompressed = (size: number) => size + Math.ceil(size / 1024) + 1024
 
-function zip64Extra(view: DataView, start: number, length: number, e: { size: number; compressedSize: number; localOffset: number }) {
-  for (let p = start; p + 4 <= start + length;) {
-    const id = view.getUint16(p, true)
-    const len = view.getUint16(p + 2, true)
-    if (id === 0x0001) {
-      let q = p + 4
-      const next = () => {
-        const v = Number(view.getBigUint64(q, true))
-        q += 8
-        return v
-      }
-      if (e.size === 0xffffffff) e.size = next()
-      if (e.compressedSize === 0xffffffff) e.compressedSize = next()
-      if (e.localOffset === 0xffffffff) e.localOffset = next()
+/** The entry's bytes, inflated in one call with its declared size as the cap, and checked against size and CRC-32. */
+async function readContent(reader: ZipFileReader, record: CentralRecord, dataStart: number, budget: InspectionBudget): Promise<Uint8Array> {
+  const { entry } = record
+  const quoted = quoteName(record.name)
+  if (entry.compressedSize > largestCompressed(entry.uncompressedSize)) {
+    throw new ArchiveProblem(
+      `zip entry ${quoted} is ${entry.compressedSize} bytes compressed, more than ${entry.uncompressedSize} bytes could take`,
+    )
+  }
+  const raw = await reader.readExactly(dataStart, entry.compressedSize)
+  let content: Uint8Array = raw
+  if (entry.compressionMethod !== 0) {
+    try {
+      content = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) })
+    } catch (err) {
+      const tooLarge = err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+      throw new ArchiveProblem(`zip entry ${quoted} ${tooLarge ? 'inflates beyond its declared size' : 'cannot be decompressed'}`)
     }
-    p += 4 + len
+    budget.inflated(content.byteLength)
+  }
+  if (content.byteLength !== entry.uncompressedSize) {
+    throw new ArchiveProblem(`zip entry ${quoted} holds ${content.byteLength} bytes, not the ${entry.uncompressedSize} its header states`)
+  }
+  if (Bun.hash.crc32(content) !== entry.crc32) throw new ArchiveProblem(`zip entry ${quoted} fails its CRC-32 check`)
+  return content
+}
+
+/**
+ * Visits the entries in file order. Each entry's range (local header and data) must end before the next one
+ * starts and inside the file; that is checked from the central directory before the local header is read, and
+ * again with the local header's real length, so no byte of the file is read for two entries.
+ */
+async function visitEntries(
+  zip: yauzl.ZipFile,
+  reader: ZipFileReader,
+  records: CentralRecord[],
+  limits: ArchiveLimits,
+  visitor: EntryVisitor,
+  budget: InspectionBudget,
+): Promise<void> {
+  const offset = (r: CentralRecord) => r.entry.relativeOffsetOfLocalHeader
+  records.sort((a, b) => offset(a) - offset(b))
+  for (let i = 0; i < records.length; i++) {
+    budget.checkTime()
+    const record = records[i]!
+    const next = records[i + 1]
+    const { entry } = record
+    const checkEnd = (end: number) => {
+      if (end > reader.size) throw new ArchiveProblem(`zip entry ${quoteName(record.name)} lies outside the file`)
+      if (next && end > offset(next)) throw new ArchiveProblem(`zip entries ${quoteName(record.name)} and ${quoteName(next.name)} overlap`)
+    }
+    checkEnd(offset(record) + LOCAL_HEADER_FIXED + entry.fileNameLength + entry.compressedSize)
+    let local: yauzl.LocalFileHeader
+    try {
+      local = await zip.readLocalFileHeaderPromise(entry)
+    } catch (err) {
+      throw asProblem(err, `zip entry ${quoteName(record.name)}`)
+    }
+    checkEnd(local.fileDataStart + entry.compressedSize)
+    const mismatch = localHeaderMismatch(entry, local)
+    if (mismatch) {
+      throw new ArchiveProblem(`zip entry ${quoteName(record.name)}: its local header disagrees with the central directory (${mismatch})`)
+    }
+    const visited: ArchiveEntry = { name: record.name, size: entry.uncompressedSize, kind: record.kind }
+    const wanted = record.kind === 'file' && entry.uncompressedSize <= limits.maxReadBytes && visitor.wants(visited)
+    visitor.visit(visited, wanted ? await readContent(reader, record, local.fileDataStart, budget) : undefined)
   }
 }
 
-function readCentral(view: DataView, count: number): CentralEntry[] {
-  const out: CentralEntry[] = []
-  const decoder = new TextDecoder()
-  let p = 0
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > view.byteLength || view.getUint32(p, true) !== CENTRAL) {
-      throw new ArchiveProblem('zip central directory is corrupt')
-    }
-    const madeBy = view.getUint16(p + 4, true) >> 8
-    const nameLen = view.getUint16(p + 28, true)
-    const extraLen = view.getUint16(p + 30, true)
-    const commentLen = view.getUint16(p + 32, true)
-    const name = decoder.decode(new Uint8Array(view.buffer, view.byteOffset + p + 46, nameLen))
-    const mode = view.getUint32(p + 38, true) >>> 16
-    const kind: EntryKind = madeBy === 3 && (mode & 0xf000) === 0xa000 ? 'link' : name.endsWith('/') ? 'dir' : 'file'
-    const entry: CentralEntry = {
-      name,
-      kind,
-      flags: view.getUint16(p + 8, true),
-      method: view.getUint16(p + 10, true),
-      compressedSize: view.getUint32(p + 20, true),
-      size: view.getUint32(p + 24, true),
-      localOffset: view.getUint32(p + 42, true),
-    }
-    zip64Extra(view, p + 46 + nameLen, extraLen, entry)
-    out.push(entry)
-    p += 46 + nameLen + extraLen + commentLen
-  }
-  return out
-}
-
-async function readContent(file: Blob, e: CentralEntry, limits: ArchiveLimits): Promise<Uint8Array> {
-  if (e.flags & 1) throw new ArchiveProblem(`archive entry "${e.name}" is encrypted`)
-  const header = await bytes(file, e.localOffset, e.localOffset + 30)
-  if (header.getUint32(0, true) !== LOCAL) throw new ArchiveProblem(`archive entry "${e.name}" is corrupt`)
-  const start = e.localOffset + 30 + header.getUint16(26, true) + header.getUint16(28, true)
-  const raw = new Uint8Array(await file.slice(start, start + e.compressedSize).arrayBuffer())
-  if (e.method === 0) return raw
-  if (e.method !== 8) throw new ArchiveProblem(`archive entry "${e.name}" uses unsupported compression method ${e.method}`)
+export async function walkZip(path: string, limits: ArchiveLimits, visitor: EntryVisitor, budget: InspectionBudget): Promise<void> {
+  const fd = await promisify(open)(path, 'r')
+  const { size } = await promisify(fstat)(fd)
+  const reader = new ZipFileReader(fd, size, budget)
+  let zip: yauzl.ZipFile
   try {
-    return inflateRawSync(raw, { maxOutputLength: limits.maxReadBytes })
-  } catch {
-    throw new ArchiveProblem(`archive entry "${e.name}" cannot be decompressed`)
+    // Names stay raw bytes so that every check sees exactly what is stored; sizes of stored entries are validated.
+    zip = await yauzl.fromRandomAccessReaderPromise(reader, size, { decodeStrings: false, validateEntrySizes: true, autoClose: false })
+  } catch (err) {
+    close(fd)
+    throw asProblem(err)
   }
-}
-
-export async function walkZip(path: string, limits: ArchiveLimits, visitor: EntryVisitor): Promise<void> {
-  const file = Bun.file(path)
-  const dir = await findDirectory(file)
-  if (dir.count > limits.maxEntries) {
-    throw new ArchiveProblem(`archive has ${dir.count} entries; the limit is ${limits.maxEntries}`)
-  }
-  if (dir.size > MAX_CENTRAL_DIRECTORY || dir.offset + dir.size > file.size) {
-    throw new ArchiveProblem('zip central directory is corrupt')
-  }
-  const entries = readCentral(await bytes(file, dir.offset, dir.offset + dir.size), dir.count)
-  for (const e of entries) {
-    const entry = { name: e.name, size: e.size, kind: e.kind }
-    const wanted = e.kind === 'file' && e.size <= limits.maxReadBytes && visitor.wants(entry)
-    visitor.visit(entry, wanted ? await readContent(file, e, limits) : undefined)
+  try {
+    const records = await readCentralDirectory(zip, limits, budget)
+    await visitEntries(zip, reader, records, limits, visitor, budget)
+  } catch (err) {
+    throw asProblem(err)
+  } finally {
+    // Releases yauzl's hold on the reader, which then closes the file.
+    zip.close()
   }
 }

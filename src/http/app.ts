@@ -1,45 +1,35 @@
 /**
- * createApp(deps): the whole HTTP surface. CORS, the access log and the read-only guard apply everywhere; each route group takes
- * the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
+ * createApp(deps): the whole HTTP surface. Request ids, metrics and the access log (http/observe.ts), CORS and
+ * the read-only guard apply everywhere; each route group takes the rest of what it needs: the registry API resolves the caller and limits JSON bodies, the archive routes
  * stream their own bodies under their own limit, the operations routes need neither, the video proxy and its
  * image staging resolve callers by bearer token or X-API-KEY and limit bodies per route, and the web pages
  * (src/web/) bring their own renderer, error page and security headers.
  */
-import { Hono, type MiddlewareHandler } from 'hono'
+import { Hono } from 'hono'
 import { cors } from 'hono/cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
 import { STAGING_PREFIX } from '../services/staged-images'
 import { notFound } from '../errors'
-import type { Log } from '../log'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
 import { JSON_BODY_LIMIT, limitBody } from './body-limit'
+import { changeRoutes } from './changes'
 import { imageStagingRoutes } from './image-staging'
 import { videoRoutes } from './video'
+import { observe } from './observe'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
+import { adminRoutes, publisherModerationRoutes } from './moderation'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
 import { openApiDocument } from './openapi'
 import { publishRoutes } from './publish'
+import { publisherNodeRoutes } from './publisher-nodes'
 import { publisherRoutes } from './publishers'
 import { readOnlyGuard } from './read-only'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
 import { webRoutes } from '../web/routes'
-
-/** Method, path (never the query: signed URLs carry their signature there), status, duration. */
-function accessLog(log: Log): MiddlewareHandler {
-  return async (c, next) => {
-    const started = performance.now()
-    await next()
-    log.info('request', {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    })
-  }
-}
+import { versionRoutes } from './versions'
 
 const jsonBodyLimit = limitBody(JSON_BODY_LIMIT)
 
@@ -58,13 +48,29 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     if (/^\/(?:proxy|customers)\//.test(c.req.path)) c.set('errorBody', 'proxy')
     return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
   })
-  app.use(accessLog(deps.log))
+  app.use(observe(deps))
+  // A mirror says on every answer how fresh its data is: ok, stale, or its upstream unreachable.
+  app.use(async (c, next) => {
+    await next()
+    const fresh = deps.mirror?.freshness()
+    if (fresh) c.res.headers.set('X-Mirror-Upstream', fresh.state)
+  })
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Cache-Control', 'Pragma', 'Expires', 'X-API-KEY', 'Range', 'If-None-Match'],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After'],
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Cache-Control',
+        'Pragma',
+        'Expires',
+        'X-API-KEY',
+        'Range',
+        'If-None-Match',
+        'X-Request-Id',
+      ],
+      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id', 'X-Mirror-Upstream'],
       maxAge: 600,
     }),
   )
@@ -83,11 +89,14 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     systemRoutes(deps, () => document),
   )
   app.route('/users', api(userRoutes(deps)))
-  app.route('/publishers', api(publisherRoutes(deps), publishRoutes(deps)))
+  app.route('/publishers', api(publisherRoutes(deps), publishRoutes(deps), publisherNodeRoutes(deps), publisherModerationRoutes(deps)))
   app.route('/nodes', api(nodeRoutes(deps, { gzip: opts.gzip })))
+  app.route('/versions', api(versionRoutes(deps)))
+  app.route('/admin', api(adminRoutes(deps)))
   app.route('/bulk', api(bulkRoutes(deps)))
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
+  app.route('/changes', changeRoutes(deps))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
   // The video proxy under its own name and the upstream's (the host application calls /proxy/vidu/...).
   app.route('/proxy/provider', videoRoutes(deps))

@@ -70,6 +70,9 @@ export function archiveRoutes(deps: Deps) {
     if (range === null) {
       throw new AppError(416, 'range_not_satisfiable', 'the requested range is outside the archive', { 'Content-Range': `bytes */${size}` })
     }
+    const { downloads, downloadBytes } = deps.metrics
+    downloads.inc({ kind: range ? 'archive_range' : 'archive' })
+    downloadBytes.inc(range ? range.end - range.start + 1 : size)
     // A Blob body lets the server send the file without copying it through JavaScript.
     if (!range) return new Response(archive.bytes, { headers: { ...headers, 'Content-Length': String(size) } })
     return new Response(archive.bytes.slice(range.start, range.end + 1), {

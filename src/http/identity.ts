@@ -2,11 +2,12 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { getConnInfo } from 'hono/bun'
 import type { Actor } from '../services/access'
+import { resolveBearer } from '../services/access-tokens'
 import type { Deps } from '../services/deps'
-import { userForToken } from '../services/identity'
 import type { ErrorBody } from './errors'
 
-export type Env = { Variables: { actor: Actor; errorBody?: ErrorBody } }
+/** `requestId` is set for every request (http/observe.ts); `actor` by the groups that resolve the caller. */
+export type Env = { Variables: { actor: Actor; requestId: string; errorBody?: ErrorBody } }
 
 function clientAddress(c: Context): string {
   try {
@@ -17,8 +18,8 @@ function clientAddress(c: Context): string {
 }
 
 /**
- * Never refuses: a missing, malformed or unknown bearer token leaves an anonymous caller (public reads answer
- * it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
+ * Never refuses: a missing, malformed, unknown, revoked or expired bearer token leaves an anonymous caller (public
+ * reads answer it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
  * With `apiKey`, an access token in `X-API-KEY` counts too (the host application sends its key there when it
  * has no bearer token); a bearer header wins when both are sent.
  */
@@ -31,11 +32,10 @@ export function identity(deps: Deps, opts: { apiKey?: boolean } = {}): Middlewar
       c.set('actor', { address })
       return next()
     }
-    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : undefined
-    const token = header ? m?.[1] : apiKey
-    const user = token ? await userForToken(deps.db, token) : undefined
-    if (user) c.set('actor', { user, address })
-    else c.set('actor', { address, credentialProblem: token ? 'invalid auth token' : 'token is not in Bearer format' })
+    const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : apiKey
+    const resolved = token ? await resolveBearer(deps, token) : { problem: 'token is not in Bearer format' }
+    if ('user' in resolved) c.set('actor', { user: resolved.user, address })
+    else c.set('actor', { address, credentialProblem: resolved.problem })
     return next()
   }
 }

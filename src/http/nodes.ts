@@ -1,17 +1,16 @@
 /** Node routes: search and list, one node, its versions, install, reviews, host nodes, and the bulk version lookup. */
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
-import { NodePageSchema, NodeSchema, VERSION_STATUS, VersionSchema } from '../domain/wire'
-import { badRequest } from '../errors'
+import { NodePageSchema, NodeSchema, VersionSchema } from '../domain/wire'
 import type { Deps } from '../services/deps'
 import { nodePage } from '../services/node-lists'
 import { bulkVersions, getHostNodeOwner, getNodeJsonText, getNodeVersion, getVersionHostNodes, listNodeVersions } from '../services/nodes'
 import { createInstallLookup } from '../services/install-lookup'
 import { addReview } from '../services/reviews'
-import type { VersionStatus } from '../store/schema'
 import type { Env } from './identity'
 import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
+import { parseStatuses } from './status-names'
 import { q } from './validate'
 
 const FILTERS = {
@@ -38,8 +37,6 @@ const ListQuery = v.object({
     ),
   ),
 })
-
-const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
 
 const HostNodesSchema = v.object({ node_id: v.string(), version: v.string(), host_nodes: v.array(v.string()) })
 
@@ -132,14 +129,6 @@ function listParams(query: v.InferOutput<typeof ListQuery>, listing: boolean) {
   }
 }
 
-function parseStatuses(names: string[] | undefined): VersionStatus[] | undefined {
-  return names?.map((name) => {
-    const status = STATUS_BY_NAME.get(name.toLowerCase()) ?? STATUS_BY_NAME.get(`nodeversionstatus${name.toLowerCase()}`)
-    if (!status) throw badRequest(`statuses: "${name}" is not a NodeVersionStatus`)
-    return status
-  })
-}
-
 export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
@@ -150,6 +139,7 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
     changedAfter: (ids, sequence) => deps.nodeJson.changedAfter(ids, sequence),
     enabled: () => deps.search.status().ready,
     gzip: opts.gzip ?? false,
+    counter: deps.metrics.cache('list_response'),
   })
   const page = async (c: Context, params: Parameters<typeof nodePage>[1]) => {
     const found = await nodePage(deps, params)

@@ -4,6 +4,7 @@
  * drops only the answers it touches.
  */
 import type { Context, MiddlewareHandler } from 'hono'
+import type { CacheCounter } from '../metrics'
 
 interface Cached {
   generation: number
@@ -30,10 +31,11 @@ export interface ListCacheOptions {
   /** A sequence of changes to single nodes, and whether any of `ids` changed after a given point of it. */
   sequence: () => number
   changedAfter: (ids: readonly string[], sequence: number) => boolean
-  /** False while answers are not final (the search index still warming). */
+  /** False while answers are not final (the search index still warming; such requests count as neither hit nor miss). */
   enabled: () => boolean
   gzip: boolean
   maxBytes?: number
+  counter?: CacheCounter
 }
 
 export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
@@ -63,6 +65,7 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     const wantsGzip = opts.gzip && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')
     const hit = cache.get(key)
     if (hit && current(hit)) {
+      opts.counter?.hit()
       const headers: Record<string, string> = { 'content-type': 'application/json', vary: 'Accept-Encoding' }
       if (!wantsGzip) return c.body(hit.body, 200, headers)
       if (!hit.gzip) {
@@ -76,6 +79,7 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
       return c.body(hit.gzip, 200, { ...headers, 'content-encoding': 'gzip' })
     }
     if (hit) drop(key)
+    opts.counter?.miss()
     // Kept under the generation and sequence it was computed from: a write landing meanwhile makes it stale.
     const generation = opts.generation()
     const sequence = opts.sequence()

@@ -9,6 +9,7 @@ import { appendChanges, insertAudit } from '../store/changes'
 import type { ChangeKind } from '../store/schema'
 import type { Actor } from './access'
 import { timestamp, type Deps } from './deps'
+import { ownSerials } from './own-serials'
 
 export interface AuditEntry {
   action: string
@@ -26,18 +27,21 @@ export interface Write {
   node(id: string): void
   /** The publisher changed; its name and members show inside its nodes too. */
   publisher(id: string): void
-  /** The version changed; its node's rendering may too. */
-  version(id: string, nodeId: string): void
+  /**
+   * The version changed; its node's rendering may too. `nodeUnchanged` says it does not (the version is not the
+   * node's latest before or after), which spares a bulk writer (a mirror) a feed entry and an index refresh per node.
+   */
+  version(id: string, nodeId: string, opts?: { nodeUnchanged?: boolean }): void
   /** Only the node's download count changed, to `downloads`: fed like node(), but rendered nodes are kept. */
   counted(id: string, downloads: number): void
   /** Records who did what, in the same transaction. Never pass a credential. */
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
-
-/** What a write needs: the store and the clock, and what it brings up to date after the commit. */
+/** What a write needs: the store and clock, and the index and caches it brings up to date after the commit. */
 export type WriteDeps = Pick<Deps, 'db' | 'now' | 'search' | 'nodeJson'>
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
 export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promise<T>): Promise<T> {
   const now = timestamp(deps)
@@ -52,9 +56,9 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       now,
       node: (id) => nodes.add(id),
       publisher: (id) => publishers.add(id),
-      version(id, nodeId) {
+      version(id, nodeId, opts) {
         versions.add(id)
-        nodes.add(nodeId)
+        if (!opts?.nodeUnchanged) nodes.add(nodeId)
       },
       counted: (id, downloads) => counts.set(id, downloads),
       audit(actor, e) {
@@ -79,13 +83,15 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       ...touched('node', countedOnly),
       ...touched('version', versions),
     ]
-    await appendChanges(trx, fed, now)
+    const serials = await appendChanges(trx, fed, now)
     await insertAudit(trx, audits)
-    return value
+    return { value, serials }
   })
+  // After the commit only: serials of a rolled-back write are given again, maybe to another process's write.
+  if (result.serials) ownSerials.record(deps.db, result.serials)
   for (const id of nodes) counts.delete(id)
   await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
-  return result
+  return result.value
 }
 
 /**

@@ -3,10 +3,14 @@ import type { ArchiveLimits } from '../archive/entries'
 import type { BlobStore } from '../blobs/blob-store'
 import type { UrlSigner } from '../blobs/signing'
 import type { Log } from '../log'
+import type { Metrics } from '../metrics'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
+import type { RepoHost } from '../upstream/repohost'
+
 import type { DownloadCounter } from './downloads'
+import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -22,6 +26,11 @@ export interface RegistrySettings {
   video: VideoSettings
   /** Refuse every write from clients (403 read_only); installs are answered without counting. */
   readOnly: boolean
+  /** Serve GET /metrics (the counting happens either way). */
+  metrics: boolean
+
+  /** The publisher whose nodes may be claimed. */
+  unclaimedPublisherId: string
 }
 
 export interface VideoSettings {
@@ -39,7 +48,10 @@ export interface Deps {
   nodeJson: NodeJsonCache
   /** Installs count here; the counts reach the store at most a flush interval later. */
   downloads: DownloadCounter
+  /** Logs through this carry the request's id while a request runs (Log.within). */
   log: Log
+  /** The one metrics registry; features register their own metrics in it (src/metrics.ts says how). */
+  metrics: Metrics
   now: () => Date
   settings: RegistrySettings
   /** Admits or refuses one anonymous review from a client address. */
@@ -52,6 +64,11 @@ export interface Deps {
     /** Admits or refuses one image staging, per caller. */
     stageLimiter: RateLimiter
   }
+  /** The source-code host claims are checked against. */
+  repoHost: RepoHost
+
+  /** Mirroring at serve time: archives fetched on first download, freshness; absent, mirrored archives not yet stored are 404. */
+  mirror?: MirrorRuntime
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

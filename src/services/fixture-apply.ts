@@ -124,7 +124,7 @@ async function applyUsers(step: FixtureStep, users: readonly FixtureUser[]): Pro
   for (const m of await membershipsOfUsers(w.db, changed)) w.publisher(m.publisher_id)
 
   const tokens = users.flatMap((u, i) =>
-    (u.tokens ?? []).map((t, j) => ({ owner: u.id, hash: hashToken(t), path: `users[${i}].tokens[${j}]` })),
+    (u.tokens ?? []).map((t, j) => ({ owner: u.id, hash: hashToken(t), prefix: t.slice(0, 4), path: `users[${i}].tokens[${j}]` })),
   )
   const hashes = tokens.map((t) => t.hash)
   const holders = new Map((await accessTokensByHashes(w.db, hashes)).map((r) => [r.token_hash, r.user_id]))
@@ -132,7 +132,13 @@ async function applyUsers(step: FixtureStep, users: readonly FixtureUser[]): Pro
   await insertRows(
     w.db,
     'access_tokens',
-    fresh.map((t) => ({ token_hash: t.hash, user_id: t.owner, created_at: at })),
+    fresh.map((t) => ({
+      id: stableUuid(`access-token:${t.hash}`),
+      token_hash: t.hash,
+      token_prefix: t.prefix,
+      user_id: t.owner,
+      created_at: at,
+    })),
   )
 }
 

@@ -1,38 +1,51 @@
-/** Users and bearer access tokens: created from the CLI, resolved on every request. */
-import { hashToken, newSecretToken, USER_ID_MESSAGE, USER_ID_PATTERN } from '../domain/ids'
+/** Users: created and listed from the command line; their wire shape. Their bearer tokens are in access-tokens.ts. */
+import { USER_ID_MESSAGE, USER_ID_PATTERN } from '../domain/ids'
 import type { UserJson } from '../domain/wire'
-import { badRequest, conflict, notFound } from '../errors'
-import type { Store } from '../store/db'
+import { badRequest, conflict } from '../errors'
 import type { UserRow } from '../store/schema'
-import { findUser, findUserByTokenHash, insertAccessToken, insertUser } from '../store/users'
+import { findUser, insertUser, listUsersWithTokenCounts } from '../store/users'
+import type { Actor } from './access'
+import { issueAccessToken } from './access-tokens'
+import { commitWrite, type WriteDeps } from './changes'
+import { timestamp, type Deps } from './deps'
 
-/** Creates a user and returns a new access token (shown once, stored as a hash). */
+/** Creates a user and returns a new access token (shown once, stored as a hash); both go into the audit log. */
 export async function createUser(
-  db: Store,
-  input: { id: string; email: string; name: string; isAdmin: boolean; now: string },
+  deps: WriteDeps,
+  actor: Actor | undefined,
+  input: { id: string; email: string; name: string; isAdmin: boolean; expiresInDays?: number },
 ): Promise<string> {
   if (!USER_ID_PATTERN.test(input.id)) throw badRequest(USER_ID_MESSAGE)
-  if (await findUser(db, input.id)) throw conflict(`user "${input.id}" already exists`, 'user_exists')
-  return db.transaction().execute(async (trx) => {
-    await insertUser(trx, input)
-    return issueToken(trx, input.id, input.now)
+  if (await findUser(deps.db, input.id)) throw conflict(`user "${input.id}" already exists`, 'user_exists')
+  return commitWrite(deps, async (w) => {
+    await insertUser(w.db, { ...input, now: w.now })
+    w.audit(actor, { action: 'user.create', targetKind: 'user', targetId: input.id, after: { name: input.name, isAdmin: input.isAdmin } })
+    return issueAccessToken(w, actor, input.id, input.expiresInDays)
   })
 }
 
-export async function createAccessToken(db: Store, userId: string, now: string): Promise<string> {
-  if (!(await findUser(db, userId))) throw notFound(`user "${userId}" not found`)
-  return issueToken(db, userId, now)
+export interface UserView {
+  id: string
+  name: string
+  email: string
+  isAdmin: boolean
+  status: UserRow['status']
+  createdAt: string
+  /** Tokens neither revoked nor expired. */
+  activeTokens: number
 }
 
-async function issueToken(db: Store, userId: string, now: string): Promise<string> {
-  const token = newSecretToken()
-  await insertAccessToken(db, userId, hashToken(token), now)
-  return token
-}
-
-/** The user a bearer token belongs to, or undefined for an unknown token. */
-export function userForToken(db: Store, token: string): Promise<UserRow | undefined> {
-  return findUserByTokenHash(db, hashToken(token))
+export async function listUsers(deps: Pick<Deps, 'db' | 'now'>): Promise<UserView[]> {
+  const rows = await listUsersWithTokenCounts(deps.db, timestamp(deps))
+  return rows.map((u) => ({
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    isAdmin: u.is_admin === 1,
+    status: u.status,
+    createdAt: u.created_at,
+    activeTokens: Number(u.active_tokens),
+  }))
 }
 
 export function userJson(u: UserRow): UserJson {

@@ -7,7 +7,7 @@ import { VERSION_STATUS, type VersionJson } from '../domain/wire'
 import type { Actor } from './access'
 import type { Deps } from './deps'
 import { createNodeMemo } from './node-memo'
-import { installNode } from './nodes'
+import { countInstall, installNode } from './nodes'
 
 export const INSTALL_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 
@@ -19,7 +19,7 @@ export function createInstallLookup(deps: Deps, maxBytes = INSTALL_LOOKUP_MAX_BY
     const key = `${nodeId}\n${version ?? ''}`
     const hit = memo.get(key)
     if (hit) {
-      if (!deps.settings.readOnly) deps.downloads.count(hit.node_id)
+      countInstall(deps, hit.node_id)
       return hit
     }
     const started = memo.start()

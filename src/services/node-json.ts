@@ -3,6 +3,7 @@
  * for the nodes a change touched. The download count is kept beside the cached text and written in when the
  * text is served, so that a counter flush updates the number without rendering anything again.
  */
+import type { CacheCounter } from '../metrics'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
 import { renderNodes } from './views'
@@ -36,9 +37,16 @@ export interface NodeJsonCache {
   readonly bytes: number
 }
 
+const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
+
 const text = (e: Entry) => `{"downloads":${e.downloads}${e.tail}`
 
-export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NODE_JSON_MAX_BYTES): NodeJsonCache {
+export function createNodeJsonCache(
+  db: Store,
+  publicUrl: string,
+  counter: CacheCounter = uncounted,
+  maxBytes = NODE_JSON_MAX_BYTES,
+): NodeJsonCache {
   /** In insertion order: the oldest entries are evicted first when the bytes run out. */
   const cache = new Map<string, Entry>()
   let bytes = 0
@@ -82,6 +90,8 @@ export function createNodeJsonCache(db: Store, publicUrl: string, maxBytes = NOD
 
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
+      counter.hit(ids.length - missing.length)
+      counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
       const started = sequence
       const rows = await listNodesByIds(db, missing)

@@ -5,8 +5,9 @@ import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
-import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
-import { type Actor, holdsRole, requireRole } from './access'
+import { listAvailableArchives } from '../store/mirror-entities'
+import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
+import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { sortVersionsDesc } from './latest'
@@ -44,7 +45,7 @@ export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
   return text
 }
 
-const DEFAULT_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
+export const DEFAULT_VERSION_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
 
 export async function listNodeVersions(
   deps: Deps,
@@ -52,7 +53,7 @@ export async function listNodeVersions(
   opts: { statuses?: VersionStatus[]; includeReason: boolean },
 ): Promise<VersionJson[]> {
   const node = await requireNode(deps, id)
-  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_STATUSES))
+  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_VERSION_STATUSES))
   return renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
 }
 
@@ -91,15 +92,20 @@ export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, n
 /** The highest active version that has an archive: what installers get when they name no version. */
 async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow | undefined> {
   const versions = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, ['active']))
-  const archived = new Set(
-    (
-      await listArchives(
-        deps.db,
-        versions.map((v) => v.id),
-      )
-    ).map((a) => a.version_id),
+  const archived = await listAvailableArchives(
+    deps.db,
+    versions.map((v) => v.id),
   )
   return versions.find((v) => archived.has(v.id))
+}
+
+/**
+ * One install: a download counted in memory (flushed in batches, services/downloads.ts), unless the registry is
+ * read-only, which still serves installs but does not count them; and the metric either way.
+ */
+export function countInstall(deps: Deps, nodeId: string): void {
+  if (!deps.settings.readOnly) deps.downloads.count(nodeId)
+  deps.metrics.downloads.inc({ kind: 'install' })
 }
 
 /** The version to install (the latest installable when none is named), counting one download unless read-only. */
@@ -109,14 +115,38 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
   if (version) {
     row = await requireVersion(deps, node, version)
     await checkArchiveAccess(deps, actor, node, row)
-    if (!(await listArchives(deps.db, [row.id])).length) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
+    if (!(await listAvailableArchives(deps.db, [row.id])).size)
+      throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
   } else {
     row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
-  // A read-only registry still serves installs; it only does not count them. Counted in memory, flushed in batches.
-  if (!deps.settings.readOnly) deps.downloads.count(node.id)
+  countInstall(deps, node.id)
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
+}
+
+/**
+ * A node reached through its publisher's path: unknown, deleted, or another publisher's node is 404 (the path
+ * must not reveal or reach into other publishers). A banned node is 403 `Node Banned`, to admins too unless
+ * `adminsMayModerate` (an admin editing or deleting a banned node is moderating it).
+ */
+export async function requirePublisherNode(
+  deps: Deps,
+  actor: Actor,
+  path: { publisherId: string; nodeId: string },
+  opts: { adminsMayModerate?: boolean } = {},
+): Promise<NodeRow> {
+  const node = await findNode(deps.db, path.nodeId)
+  if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw notFound(`node "${path.nodeId}" not found`)
+  if (node.status === 'banned' && !(opts.adminsMayModerate && actor.user?.is_admin === 1)) throw nodeBanned()
+  return node
+}
+
+/** A version of that node by its id (the NodeVersion `id`, not its semantic version); deleted ones are 404. */
+export async function requireVersionOfNode(deps: Deps, node: NodeRow, versionId: string): Promise<VersionRow> {
+  const row = UUID_PATTERN.test(versionId) ? await findVersionById(deps.db, versionId.toLowerCase()) : undefined
+  if (!row || row.node_id !== node.id || row.status === 'deleted') throw notFound(`version "${versionId}" of node "${node.id}" not found`)
+  return row
 }
 
 export async function updateNodeVersion(
@@ -126,12 +156,9 @@ export async function updateNodeVersion(
   changes: { changelog?: string; deprecated?: boolean },
 ): Promise<VersionJson> {
   await requireRole(deps.db, actor, path.publisherId, 'member')
-  const missing = () => notFound(`version "${path.versionId}" of node "${path.nodeId}" not found`)
-  const node = await findNode(deps.db, path.nodeId)
-  if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw missing()
-  if (node.status === 'banned') throw nodeBanned()
-  const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
-  if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
+  const node = await requirePublisherNode(deps, actor, path)
+  await requireLocal(deps.db, { nodeId: node.id })
+  const row = await requireVersionOfNode(deps, node, path.versionId)
   const updated = await commitWrite(deps, async (w) => {
     const edits = {
       ...(changes.changelog !== undefined && { changelog: changes.changelog }),

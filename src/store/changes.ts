@@ -6,8 +6,13 @@ import type { Insertable } from 'kysely'
 const CHANGES_PER_STATEMENT = 5000
 
 /** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
-export async function appendChanges(db: Store, entities: readonly { kind: ChangeKind; id: string }[], now: string): Promise<void> {
-  if (!entities.length) return
+/** Appends the entities; returns the serials they were given (a contiguous range), none when there were none. */
+export async function appendChanges(
+  db: Store,
+  entities: readonly { kind: ChangeKind; id: string }[],
+  now: string,
+): Promise<{ first: number; last: number } | undefined> {
+  if (!entities.length) return undefined
   // Updating the one counter row locks it until commit, so serials follow commit order on every dialect.
   const { last_serial } = await db
     .updateTable('registry_instance')
@@ -29,6 +34,7 @@ export async function appendChanges(db: Store, entities: readonly { kind: Change
       )
       .execute()
   }
+  return { first, last: Number(last_serial) }
 }
 
 /** Entities changed after `since`, oldest change first. */
@@ -47,4 +53,12 @@ export async function insertAudit(db: Store, rows: readonly Insertable<AuditLogT
       .insertInto('audit_log')
       .values([...rows])
       .execute()
+}
+
+/** Audit entries newest first: at or after `since`, older than the entry `before` (the cursor of the previous page). */
+export function listAudit(db: Store, q: { since?: string; before?: number; limit: number }) {
+  let query = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(q.limit)
+  if (q.since !== undefined) query = query.where('at', '>=', q.since)
+  if (q.before !== undefined) query = query.where('id', '<', q.before)
+  return query.execute()
 }

@@ -12,6 +12,11 @@ export type Store = Kysely<DB>
 export async function openStore(path: string): Promise<Store> {
   const sqlite = new Database(path, { create: true, strict: true })
   if (path !== ':memory:') chmodSync(path, 0o600)
+  return storeOn(sqlite)
+}
+
+/** The store on an open SQLite database (a file, or one in memory such as a deserialized copy), migrated. */
+export async function storeOn(sqlite: Database): Promise<Store> {
   // First, so that every later statement waits for another process's lock instead of failing at once.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA journal_mode = WAL')

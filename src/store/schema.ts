@@ -13,9 +13,14 @@ export interface UserTable {
 }
 
 export interface AccessTokenTable {
+  id: string
   token_hash: string
+  token_prefix: Generated<string>
   user_id: string
   created_at: string
+  expires_at: string | null
+  last_used_at: string | null
+  revoked_at: string | null
 }
 
 export interface PublisherTable {
@@ -29,6 +34,8 @@ export interface PublisherTable {
   status: Generated<'active' | 'banned'>
   created_at: string
   updated_at: string
+  /** Set when the publisher was deleted (a tombstone). */
+  deleted_at: Generated<string | null>
 }
 
 export interface PublisherMemberTable {
@@ -82,6 +89,10 @@ export interface NodeTable {
   latest_version_status: Generated<VersionStatus | null>
   created_at: string
   updated_at: string
+  /** 1 when the node is banned because its publisher was. */
+  banned_with_publisher: Generated<number>
+
+  mirrored_rating: Generated<number | null>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
@@ -190,6 +201,47 @@ export interface StagedImageTable {
   uploaded_at: string | null
 }
 
+export type MirrorSourceKind = 'feed' | 'public' | 'bundle'
+export type ArchiveMode = 'none' | 'eager' | 'lazy'
+
+export interface MirrorSourceTable {
+  id: string
+  kind: MirrorSourceKind
+  upstream_instance: Generated<string>
+  cursor_serial: Generated<number>
+  cursor_time: Generated<string>
+  archives: Generated<ArchiveMode>
+  runs_since_full: Generated<number>
+  full_pass_started_at: string | null
+  last_attempt_at: string | null
+  last_success_at: string | null
+  last_error: Generated<string>
+  last_summary_json: Generated<string>
+  created_at: string
+}
+
+export interface MirrorOriginTable {
+  kind: ChangeKind
+  entity_id: string
+  source_id: string
+  applied_status: string
+  applied_owner: string
+  synced_at: string
+  checked_at: string
+  host_nodes_at: string | null
+}
+
+export interface MirrorArchiveTable {
+  version_id: string
+  source_id: string
+  url: string
+  sha256: string | null
+  size_bytes: number | null
+  etag: string | null
+  problem: Generated<string>
+  problem_at: string | null
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -207,9 +259,14 @@ export interface DB {
   upload_claims: UploadClaimTable
   video_tasks: VideoTaskTable
   staged_images: StagedImageTable
+
+  mirror_sources: MirrorSourceTable
+  mirror_origins: MirrorOriginTable
+  mirror_archives: MirrorArchiveTable
 }
 
 export type UserRow = Selectable<UserTable>
+export type AccessTokenRow = Selectable<AccessTokenTable>
 export type PublisherRow = Selectable<PublisherTable>
 export type MemberRow = Selectable<PublisherMemberTable>
 export type PublisherTokenRow = Selectable<PublisherTokenTable>
@@ -220,3 +277,7 @@ export type ArchiveRow = Selectable<ArchiveTable>
 export type ChangeRow = Selectable<ChangeTable>
 export type VideoTaskRow = Selectable<VideoTaskTable>
 export type StagedImageRow = Selectable<StagedImageTable>
+
+export type MirrorSourceRow = Selectable<MirrorSourceTable>
+export type MirrorOriginRow = Selectable<MirrorOriginTable>
+export type MirrorArchiveRow = Selectable<MirrorArchiveTable>

@@ -82,11 +82,18 @@ export function loadSearchDocsOfPublishers(db: Store, publisherIds: readonly str
   return publisherIds.length ? docs(docQuery(db).where('nodes.publisher_id', 'in', publisherIds)) : Promise.resolve([])
 }
 
+/**
+ * All nodes less the deleted ones: both counts read an index (the deleted ones the partial index of nodes not
+ * active, which the redundant `status != 'active'` lets SQLite use); counting `status != 'deleted'` read every
+ * row, 60 ms at 100,000 nodes on each readiness probe.
+ */
 export async function countIndexableNodes(db: Store): Promise<number> {
-  const row = await db
-    .selectFrom('nodes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '!=', 'deleted')
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+  const count = (q: ReturnType<typeof countQuery>) => q.executeTakeFirstOrThrow().then((r) => Number(r.n))
+  const [all, deleted] = await Promise.all([
+    count(countQuery(db)),
+    count(countQuery(db).where('status', '!=', 'active').where('status', '=', 'deleted')),
+  ])
+  return all - deleted
 }
+
+const countQuery = (db: Store) => db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('n'))

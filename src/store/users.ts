@@ -1,4 +1,4 @@
-/** Users and their bearer access tokens (stored as hashes). */
+/** Users: created from the command line, listed for operators. */
 import type { Store } from './db'
 import type { UserRow } from './schema'
 
@@ -25,15 +25,34 @@ export function findUser(db: Store, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export async function insertAccessToken(db: Store, userId: string, tokenHash: string, now: string) {
-  await db.insertInto('access_tokens').values({ token_hash: tokenHash, user_id: userId, created_at: now }).execute()
+/** Every user in id order, with how many of their tokens still work at `now`. */
+export function listUsersWithTokenCounts(db: Store, now: string): Promise<(UserRow & { active_tokens: number })[]> {
+  return db
+    .selectFrom('users')
+    .leftJoin('access_tokens', (join) =>
+      join
+        .onRef('access_tokens.user_id', '=', 'users.id')
+        .on('access_tokens.revoked_at', 'is', null)
+        .on((eb) => eb.or([eb('access_tokens.expires_at', 'is', null), eb('access_tokens.expires_at', '>', now)])),
+    )
+    .selectAll('users')
+    .select((eb) => eb.fn.count<number>('access_tokens.id').as('active_tokens'))
+    .groupBy('users.id')
+    .orderBy('users.id')
+    .execute()
 }
 
-export function findUserByTokenHash(db: Store, tokenHash: string): Promise<UserRow | undefined> {
-  return db
-    .selectFrom('access_tokens')
-    .innerJoin('users', 'users.id', 'access_tokens.user_id')
-    .selectAll('users')
-    .where('access_tokens.token_hash', '=', tokenHash)
+/** Sets an account's admin flag or status; false for an unknown user. */
+export async function updateUser(
+  db: Store,
+  id: string,
+  changes: Partial<Pick<UserRow, 'is_admin' | 'status'>>,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
     .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
 }

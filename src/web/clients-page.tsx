@@ -1,5 +1,13 @@
 /** How to point each real client at this registry, with commands written for its public URL. */
-import { COMFY_CLI_DEV_REGISTRY, comfyCliCaveat, comfyCliInstall, comfyCliPublish, managerSnippet, registryWebBuild } from './clients'
+import {
+  COMFY_CLI_DEV_REGISTRY,
+  comfyCliCaveat,
+  comfyCliInstall,
+  comfyCliPublish,
+  managerSnippet,
+  registryWebBuild,
+  comfyApiBase,
+} from './clients'
 import { Command } from './format'
 import type { Links } from './links'
 
@@ -67,6 +75,19 @@ export function ClientsPage({ links }: { links: Links }) {
         <p>
           Its registry address is fixed when it is built. It installs nodes through ComfyUI-Manager, so pointing the Manager here (above) is
           what makes installs from ComfyUI use this registry.
+        </p>
+      </section>
+
+      <section aria-labelledby="video-heading">
+        <h2 id="video-heading">ComfyUI's video node (API nodes)</h2>
+        <p>
+          ComfyUI's API nodes take the address of their API from a start option. The video node then stages its two frames and starts its
+          task here, and this registry forwards the task to the video provider its operator configured:
+        </p>
+        <Command id="video-base" text={comfyApiBase(url)} label="ComfyUI start option for API nodes" />
+        <p class="muted">
+          The node sends its key as <code>X-API-KEY</code>: use an access token of this registry there, unless the operator opened the proxy
+          to everyone (<code>--video-public</code>). Without a configured provider the proxy answers 503.
         </p>
       </section>
 

@@ -48,3 +48,6 @@ export function managerSnippet(publicUrl: string): string {
 }
 
 export const registryWebBuild = (publicUrl: string) => `NEXT_PUBLIC_BACKEND_URL=${shellWord(publicUrl)} npm run build`
+
+/** ComfyUI's API nodes (the video node among them) call `--comfy-api-base` for the proxy and image staging. */
+export const comfyApiBase = (publicUrl: string) => `python main.py --comfy-api-base ${shellWord(publicUrl)}`

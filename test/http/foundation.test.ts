@@ -203,17 +203,20 @@ describe('every write records its change and its audit entry in the same transac
     expect(await t.deps.db.selectFrom('registry_instance').select('last_serial').executeTakeFirstOrThrow()).toEqual(before)
   })
 
-  test('publisher and token creation and deletion are audited, without the token', async () => {
+  test('user, publisher and token creation and deletion are audited, without the token', async () => {
     const { token, pat } = await aliceWithPublisher(t)
     const id = (await t.call('GET', '/publishers/acme/tokens', { token })).body[0].id
     await t.call('DELETE', `/publishers/acme/tokens/${id}`, { token })
     const rows = await t.deps.db.selectFrom('audit_log').selectAll().orderBy('id').execute()
     expect(rows.map((r) => [r.action, r.actor_id, r.target_id])).toEqual([
+      ['user.create', null, 'alice'],
+      ['access_token.create', null, 'alice'],
       ['publisher.create', 'alice', 'acme'],
       ['publisher_token.create', 'alice', 'acme'],
       ['publisher_token.delete', 'alice', 'acme'],
     ])
     expect(JSON.stringify(rows)).not.toContain(pat)
+    expect(JSON.stringify(rows)).not.toContain(token)
   })
 })
 

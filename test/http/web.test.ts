@@ -338,6 +338,7 @@ describe('the clients page', () => {
     expect(html).toContain('cnr_utils.base_url = &quot;http://registry.test&quot;')
     expect(html).toContain('NEXT_PUBLIC_BACKEND_URL=http://registry.test npm run build')
     expect(html).toContain('curl -s http://registry.test/nodes/NODE_ID/install')
+    expect(html).toContain('python main.py --comfy-api-base http://registry.test')
   })
 
   test('at comfy-cli own address, no caveat is needed', async () => {

@@ -7,6 +7,8 @@ import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createUrlSigner } from '../../src/blobs/signing'
 import { createApp } from '../../src/http/app'
 import { createLog } from '../../src/log'
+import { createMetrics } from '../../src/metrics'
+import { registerSearchMetrics } from '../../src/search/metrics'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
 import { createRateLimiter } from '../../src/services/rate-limit'
@@ -14,7 +16,10 @@ import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { createDownloadCounter } from '../../src/services/downloads'
-import { openStore } from '../../src/store/db'
+import type { Database } from 'bun:sqlite'
+import { openStore, storeOn } from '../../src/store/db'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
+import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
 
 export const PUBLIC_URL = 'http://registry.test'
@@ -34,28 +39,43 @@ export interface TestApp {
   ): Promise<{ status: number; body: any; headers: Headers }>
 }
 
-/** `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). */
+/**
+ * `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). `dir` is a data
+ * directory to use (and remove on cleanup) instead of a fresh one; `sqlite` a prepared database (say, a
+ * deserialized copy of a registry) instead of a new one in memory.
+ */
 export async function makeTestApp(
-  overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
+  overrides: {
+    settings?: Partial<RegistrySettings>
+    deps?: Partial<Deps>
+    engine?: 'index' | 'store'
+    dir?: string
+    sqlite?: Database
+  } = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const db = await openStore(':memory:')
+  const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
+  const db = overrides.sqlite ? await storeOn(overrides.sqlite) : await openStore(':memory:')
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
   await indexed?.warm()
   const search = indexed ?? createStoreSearch(db)
   const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
-  const deps: Deps = {
+  const metrics = createMetrics()
+  registerSearchMetrics(metrics.registry, search)
+  const deps = {
     db,
     blobs: createDiskBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
     log,
+    metrics,
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
+    // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
+    repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     settings: {
       publicUrl: PUBLIC_URL,
       maxUploadBytes: 5 * 1024 * 1024,
@@ -67,6 +87,10 @@ export async function makeTestApp(
       video: { public: false, maxImageBytes: 10 * 1024 * 1024 },
 
       readOnly: false,
+
+      metrics: true,
+
+      unclaimedPublisherId: DEFAULT_UNCLAIMED_PUBLISHER_ID,
       ...overrides.settings,
     },
     ...overrides.deps,
@@ -105,13 +129,7 @@ export async function makeTestApp(
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {
-  return createUser(t.deps.db, {
-    id,
-    email: `${id}@example.com`,
-    name: id.toUpperCase(),
-    isAdmin: opts.admin ?? false,
-    now: t.clock.now.toISOString(),
-  })
+  return createUser(t.deps, undefined, { id, email: `${id}@example.com`, name: id.toUpperCase(), isAdmin: opts.admin ?? false })
 }
 
 export async function addPublisher(t: TestApp, token: string, id: string): Promise<void> {

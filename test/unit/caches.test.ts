@@ -37,7 +37,7 @@ describe('node JSON cache', () => {
   test('holds at most its bytes, evicting the oldest nodes first', async () => {
     const { db, reads } = await store(40)
     const one = (await createNodeJsonCache(db, 'http://x').render(['node-0']))[0]!.length
-    const cache = createNodeJsonCache(db, 'http://x', one * 10)
+    const cache = createNodeJsonCache(db, 'http://x', undefined, one * 10)
     for (let i = 0; i < 40; i++) await cache.render([`node-${i}`])
     expect(cache.bytes).toBeLessThanOrEqual(one * 10)
     expect(cache.bytes).toBeGreaterThan(one * 5)

@@ -1,6 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { hashToken, UUID_PATTERN } from '../../src/domain/ids'
+import { findTokenWithUser } from '../../src/store/access-tokens'
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations'
 import { openStore } from '../../src/store/db'
 import { describeSqliteSchema } from '../support/schema-shape'
@@ -8,6 +10,8 @@ import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('migrations')
 afterEach(() => dirs.cleanup())
+
+const OLD_TOKENS = ['first-release-token-1', 'first-release-token-2']
 
 const reference = async () => {
   const db = new Database(':memory:')
@@ -21,6 +25,9 @@ async function firstReleaseStore(path: string) {
   db.run(await Bun.file(join(import.meta.dir, '../fixtures/schema-v1.sql')).text())
   const t = '2026-01-01T00:00:00.000Z'
   db.run(`insert into users (id, email, name, created_at, updated_at) values ('alice', 'a@x', 'Alice', '${t}', '${t}')`)
+  for (const token of OLD_TOKENS) {
+    db.run(`insert into access_tokens (token_hash, user_id, created_at) values ('${hashToken(token)}', 'alice', '${t}')`)
+  }
   db.run(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '${t}', '${t}')`)
   db.run(
     `insert into nodes (id, normalized_id, publisher_id, name, created_at, updated_at) values ('Pack', 'pack', 'acme', 'Pack', '${t}', '${t}')`,
@@ -52,6 +59,24 @@ describe('schema migrations', () => {
       { serial: 3, kind: 'version', entity_id: 'v1' },
     ])
     expect(sqlite.query('select last_serial from registry_instance').get()).toEqual({ last_serial: 3 })
+  })
+
+  test('access tokens made before they had ids get ids and keep working', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await firstReleaseStore(path)
+    const db = await openStore(path)
+    try {
+      const rows = await db.selectFrom('access_tokens').selectAll().orderBy('token_hash').execute()
+      expect(rows).toHaveLength(2)
+      for (const row of rows) {
+        expect(row).toMatchObject({ user_id: 'alice', token_prefix: '', expires_at: null, last_used_at: null, revoked_at: null })
+        expect(row.id).toMatch(UUID_PATTERN)
+      }
+      expect(rows[0]!.id).not.toBe(rows[1]!.id)
+      for (const token of OLD_TOKENS) expect((await findTokenWithUser(db, hashToken(token)))?.user.id).toBe('alice')
+    } finally {
+      await db.destroy()
+    }
   })
 
   test('opening again changes nothing', async () => {

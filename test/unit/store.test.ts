@@ -28,7 +28,9 @@ describe('openStore', () => {
 
   test('enforces foreign keys and returns rows from RETURNING', async () => {
     const db = await openStore(':memory:')
-    await expect(db.insertInto('access_tokens').values({ token_hash: 'h', user_id: 'nobody', created_at: 't' }).execute()).rejects.toThrow()
+    await expect(
+      db.insertInto('access_tokens').values({ id: 'i', token_hash: 'h', user_id: 'nobody', created_at: 't' }).execute(),
+    ).rejects.toThrow()
     await db.insertInto('users').values(user('u')).execute()
     const rows = await db.updateTable('users').set({ name: 'N' }).where('id', '=', 'u').returning(['id', 'name']).execute()
     expect(rows).toEqual([{ id: 'u', name: 'N' }])

@@ -2,16 +2,18 @@
 import * as baseline from './001-baseline'
 import * as changeFeed from './002-change-feed'
 import * as videoProxy from './003-video-proxy'
-import * as nodeStatusIndex from './008-node-status-index'
+import * as tokenIds from './004-token-ids'
+import * as moderation from './005-moderation'
+import * as mirror from './006-mirror'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'baseline', up: baseline.up },
   { version: 2, name: 'change feed, audit log, upload claims', up: changeFeed.up },
-  // Numbered 4 on its branch; renumbered to follow whatever precedes it when branches merge.
   { version: 3, name: 'video tasks and staged images', up: videoProxy.up },
-  // Numbered 8 on its branch (issue 11, performance); renumbered to follow whatever precedes it when branches merge.
-  { version: 4, name: 'index on node status', up: nodeStatusIndex.up },
+  { version: 4, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
+  { version: 5, name: 'publisher bans and deleted publishers', up: moderation.up },
+  { version: 6, name: 'mirroring: sources, origins, upstream archives', up: mirror.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version

@@ -1,0 +1,69 @@
+/** The compiled binary as an operator runs it: token commands against a running server, metrics, request ids. */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cli as runCli, ensureBinary, startServer, type Server } from '../support/binary'
+import { parseScrape, series } from '../support/metrics'
+
+const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-operators-'))
+const cli = (...args: string[]) => runCli(data, ...args)
+let server: Server
+
+beforeAll(async () => {
+  await ensureBinary()
+  server = await startServer(data)
+})
+afterAll(async () => {
+  await server.stop()
+  rmSync(data, { recursive: true, force: true })
+})
+
+const me = (token: string) => fetch(`${server.url}/users`, { headers: { authorization: `Bearer ${token}` } })
+
+describe('token commands against a running server', () => {
+  test('create, list, revoke: the revoked token gets 401 on its next request, the other keeps working', async () => {
+    const created = cli('users', 'create', '--id', 'alice', '--email', 'alice@example.com', '--name', 'Alice')
+    expect(created.code).toBe(0)
+    const token = created.out
+    const spare = cli('tokens', 'create', '--user', 'alice', '--expires', '7')
+    expect(spare.code).toBe(0)
+    expect((await me(token)).status).toBe(200)
+    expect((await me(spare.out)).status).toBe(200)
+
+    const listed = cli('tokens', 'list', '--user', 'alice', '--json')
+    expect(listed.code).toBe(0)
+    const tokens = JSON.parse(listed.out) as { id: string; token: string; expiresAt: string | null; lastUsedAt: string | null }[]
+    expect(listed.out).not.toContain(token)
+    const mine = tokens.find((x) => x.token === `${token.slice(0, 4)}***`)!
+    expect(mine).toMatchObject({ expiresAt: null, lastUsedAt: expect.any(String) })
+    expect(tokens.find((x) => x.token === `${spare.out.slice(0, 4)}***`)!.expiresAt).toEqual(expect.any(String))
+
+    const revoked = cli('tokens', 'revoke', mine.id)
+    expect(revoked).toMatchObject({ code: 0, out: `revoked token ${mine.id} of user alice` })
+    const refused = await me(token)
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toEqual({ error: 'unauthorized', message: 'auth token revoked' })
+    expect((await me(spare.out)).status).toBe(200)
+
+    const users = cli('users', 'list')
+    expect(users.code).toBe(0)
+    expect(users.out.split('\n')[1]!.split(/ {2,}/).slice(0, 6)).toEqual(['alice', 'Alice', 'alice@example.com', 'no', 'active', '1'])
+  })
+})
+
+describe('operations', () => {
+  test('GET /metrics counts the requests served; every response has a request id', async () => {
+    const res = await fetch(`${server.url}/nodes/missing-node`, { headers: { 'x-request-id': 'e2e-1' } })
+    expect(res.status).toBe(404)
+    expect(res.headers.get('x-request-id')).toBe('e2e-1')
+    const scrape = await fetch(`${server.url}/metrics`)
+    expect(scrape.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    const s = parseScrape(await scrape.text())
+    expect(series(s, 'registry_mirror_http_requests_total', { method: 'GET', route: '/nodes/:nodeId', status: '404' })).toBe(1)
+    expect(series(s, 'registry_mirror_http_requests_total', { method: 'GET', route: '/users', status: '401' })).toBe(1)
+    expect(series(s, 'process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024)
+    // A running server samples its event loop every 100 ms; the commands above took longer than that.
+    expect(series(s, 'registry_mirror_event_loop_delay_seconds_count')).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,100 @@
+/** `users list`, `tokens list|revoke` and `--expires` on a data directory, as an operator runs them. */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { runCli } from '../../src/cli'
+import { tempDirs } from '../support/tmp'
+
+const dirs = tempDirs('cli-credentials')
+afterEach(dirs.cleanup)
+
+async function run(...argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) }
+  const code = await runCli(argv, io)
+  return { code, out, err }
+}
+
+describe('credential commands', () => {
+  test('users list: a table, or JSON, with the count of working tokens', async () => {
+    const data = dirs.make()
+    await run('users', 'create', '--id', 'bob', '--email', 'bob@x.io', '--name', 'Bob Builder', '--admin', '--data', data)
+    await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--data', data)
+    await run('tokens', 'create', '--user', 'alice', '--data', data)
+    const table = await run('users', 'list', '--data', data)
+    expect(table.code).toBe(0)
+    expect(table.out[0]).toMatch(/^ID +NAME +EMAIL +ADMIN +STATUS +TOKENS +CREATED$/)
+    expect(table.out.slice(1).map((l) => l.split(/ {2,}/).slice(0, 6))).toEqual([
+      ['alice', 'Alice', 'a@x.io', 'no', 'active', '2'],
+      ['bob', 'Bob Builder', 'bob@x.io', 'yes', 'active', '1'],
+    ])
+    const json = await run('users', 'list', '--json', '--data', data)
+    expect(JSON.parse(json.out.join('\n'))).toEqual([
+      expect.objectContaining({ id: 'alice', isAdmin: false, activeTokens: 2 }),
+      expect.objectContaining({ id: 'bob', isAdmin: true, activeTokens: 1 }),
+    ])
+  })
+
+  test('tokens list shows tokens masked; revoke by id; --expires sets the expiry; all recorded in the audit log', async () => {
+    const data = dirs.make()
+    const token = (await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--expires', '30', '--data', data))
+      .out[0]!
+    const second = (await run('tokens', 'create', '--user', 'alice', '--data', data)).out[0]!
+    const listed = JSON.parse((await run('tokens', 'list', '--user', 'alice', '--json', '--data', data)).out.join('\n')) as {
+      id: string
+      token: string
+      createdAt: string
+      expiresAt: string | null
+      state: string
+    }[]
+    const first = listed.find((x) => x.token === `${token.slice(0, 4)}***`)!
+    expect(Date.parse(first.expiresAt!) - Date.parse(first.createdAt)).toBe(30 * 24 * 60 * 60 * 1000)
+    expect(listed.find((x) => x.token === `${second.slice(0, 4)}***`)).toMatchObject({ expiresAt: null, state: 'active' })
+
+    const revoked = await run('tokens', 'revoke', first.id, '--data', data)
+    expect(revoked).toEqual({ code: 0, out: [`revoked token ${first.id} of user alice`], err: [] })
+    const again = await run('tokens', 'revoke', first.id, '--data', data)
+    expect(again.out[0]).toStartWith(`token ${first.id} of user alice was already revoked at `)
+
+    const table = await run('tokens', 'list', '--user', 'alice', '--data', data)
+    expect(table.out[0]).toMatch(/^ID +TOKEN +CREATED +EXPIRES +LAST USED +STATE$/)
+    const row = table.out.find((l) => l.startsWith(first.id))!.split(/ {2,}/)
+    expect(row).toEqual([first.id, `${token.slice(0, 4)}***`, first.createdAt, first.expiresAt!, 'never', 'revoked'])
+    for (const line of table.out) expect(line).not.toContain(token)
+
+    const db = new Database(join(data, 'registry.db'))
+    const audit = db.query<{ action: string; actor_address: string }, []>('select action, actor_address from audit_log order by id').all()
+    expect(audit).toEqual([
+      { action: 'user.create', actor_address: 'cli' },
+      { action: 'access_token.create', actor_address: 'cli' },
+      { action: 'access_token.create', actor_address: 'cli' },
+      { action: 'access_token.revoke', actor_address: 'cli' },
+    ])
+    db.close()
+  })
+
+  test('bad usage exits 2 with a line saying why; unknown users and tokens exit 1', async () => {
+    const data = dirs.make()
+    await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--data', data)
+    for (const days of ['0', '-1', 'soon', '36501', '1.5']) {
+      const bad = await run('tokens', 'create', '--user', 'alice', `--expires=${days}`, '--data', data)
+      expect(bad).toEqual({ code: 2, out: [], err: [`--expires: expected a whole number of days from 1 to 36500 (got "${days}")`] })
+    }
+    expect((await run('tokens', 'revoke', '--data', data)).code).toBe(2)
+    expect((await run('tokens', 'revoke', 'a', 'b', '--data', data)).code).toBe(2)
+    expect((await run('tokens', 'list', '--data', data)).err).toEqual(['--user: required'])
+    expect(await run('tokens', 'list', '--user', 'ghost', '--data', data)).toEqual({ code: 1, out: [], err: ['user "ghost" not found'] })
+    expect(await run('tokens', 'revoke', 'nope', '--data', data)).toEqual({ code: 1, out: [], err: ['token "nope" not found'] })
+    expect((await run('users', 'frobnicate', '--data', data)).code).toBe(2)
+    for (const argv of [
+      ['users', 'list', '--help'],
+      ['tokens', 'list', '--help'],
+      ['tokens', 'revoke', '--help'],
+    ]) {
+      const help = await run(...argv)
+      expect(help.code).toBe(0)
+      expect(help.out.join('\n')).toContain('Usage:')
+    }
+  })
+})
