@@ -48,6 +48,8 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
   const nodes = new Set<string>()
   const publishers = new Set<string>()
   const versions = new Set<string>()
+  /** Nodes whose rendering did not change, but one of whose versions did (what install and download answers hold). */
+  const versionNodes = new Set<string>()
   const counts = new Map<string, number>()
   const result = await deps.db.transaction().execute(async (trx) => {
     const audits: Parameters<typeof insertAudit>[1][number][] = []
@@ -59,6 +61,7 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       version(id, nodeId, opts) {
         versions.add(id)
         if (!opts?.nodeUnchanged) nodes.add(nodeId)
+        else versionNodes.add(nodeId)
       },
       counted: (id, downloads) => counts.set(id, downloads),
       audit(actor, e) {
@@ -89,7 +92,11 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
   })
   // After the commit only: serials of a rolled-back write are given again, maybe to another process's write.
   if (result.serials) ownSerials.record(deps.db, result.serials)
-  for (const id of nodes) counts.delete(id)
+  for (const id of nodes) {
+    counts.delete(id)
+    versionNodes.delete(id)
+  }
+  if (versionNodes.size) deps.nodeJson.versionsChanged([...versionNodes])
   await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
   return result.value
 }

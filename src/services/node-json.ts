@@ -29,6 +29,8 @@ export interface NodeJsonCache {
   /** The JSON text of each node, in the order given; unknown ids are left out. */
   render(ids: readonly string[]): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
+  /** A version of these nodes changed that their JSON does not show (not the latest): their JSON is kept. */
+  versionsChanged(ids: readonly string[]): void
   /** Only these nodes' download counts changed, to the values given: cached text is kept, its count replaced. */
   countsChanged(counts: ReadonlyMap<string, number>): void
   /** Publisher names and members show inside every node of theirs. */
@@ -114,6 +116,11 @@ export function createNodeJsonCache(
         contentChangedAt.set(id, sequence)
         drop(id)
       }
+    },
+
+    versionsChanged(ids) {
+      sequence++
+      for (const id of ids) contentChangedAt.set(id, sequence)
     },
 
     countsChanged(counts) {

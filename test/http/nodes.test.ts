@@ -247,3 +247,19 @@ describe('install answers remembered', () => {
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(6)
   })
 })
+
+describe('install answers remembered, older versions', () => {
+  test('a change to a version the node does not show (nodeUnchanged) still drops the remembered answers', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const old = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    await publishActive(t, { pat, node: 'pack', version: '1.1.0' })
+    expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).status).toBe(200)
+    expect((await t.app.request('/archives/acme/pack/1.0.0/node.zip')).status).toBe(200)
+    await commitWrite(t.deps, async (w) => {
+      await w.db.updateTable('node_versions').set({ status: 'banned' }).where('id', '=', old.id).execute()
+      w.version(old.id, 'pack', { nodeUnchanged: true })
+    })
+    expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).status).toBe(403)
+    expect((await t.app.request('/archives/acme/pack/1.0.0/node.zip')).status).toBe(403)
+  })
+})
