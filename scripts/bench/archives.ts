@@ -34,7 +34,7 @@ const registryPaths = archives.map((a) => `/archives/${enc(a.publisher_id)}/${en
 const barePaths = archives.map((a) => `/${a.sha256}`)
 
 const registry = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ') ?? [])
-const bare = await spawnListening([process.execPath, resolve('scripts/bench/bare-file-server.ts'), join(dir, 'blobs')], `${dir}-bare.log`)
+const bare = await spawnListening([process.execPath, join(import.meta.dir, 'bare-file-server.ts'), join(dir, 'blobs')], `${dir}-bare.log`)
 try {
   // The registry keeps what clients rely on.
   const first = await fetch(registry.url + registryPaths[0])
