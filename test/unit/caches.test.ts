@@ -74,6 +74,34 @@ describe('node JSON cache', () => {
   })
 })
 
+describe('rendered publishers inside nodes', () => {
+  test('are read once for many nodes, and again after a publisher change', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [
+      { id: 'a', publisher: 'acme', publisherName: 'Acme' },
+      { id: 'b', publisher: 'acme', publisherName: 'Acme' },
+    ])
+    const reads = { publishers: 0 }
+    const counting = db.withPlugin({
+      transformQuery(args) {
+        const text = JSON.stringify(args.node)
+        if (args.node.kind === 'SelectQueryNode' && text.includes('"publishers"') && !text.includes('"nodes"')) reads.publishers++
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const cache = createNodeJsonCache(counting, 'http://x')
+    await cache.render(['a'])
+    expect(reads.publishers).toBe(1)
+    await cache.render(['b'])
+    expect(reads.publishers).toBe(1)
+    await db.updateTable('publishers').set({ name: 'Acme Corp' }).where('id', '=', 'acme').execute()
+    cache.publishersChanged()
+    expect(JSON.parse((await cache.render(['b']))[0]!).publisher.name).toBe('Acme Corp')
+    expect(reads.publishers).toBe(2)
+  })
+})
+
 describe('list response cache', () => {
   function app(opts: { maxBytes?: number } = {}) {
     let generation = 0
