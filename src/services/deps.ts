@@ -24,6 +24,8 @@ export interface RegistrySettings {
   readOnly: boolean
   /** Serve GET /metrics (the counting happens either way). */
   metrics: boolean
+  /** Answer archive downloads with a redirect to a short-lived presigned URL of the object store (when it has them). */
+  presignedDownloads?: boolean
 }
 
 export interface VideoSettings {

@@ -1,9 +1,11 @@
-/** A real app per test: :memory: store, blobs in a fresh temp dir, fixed clock; helpers that call it like clients do. */
+/**
+ * A real app per test: :memory: store (or a schema of its own on PostgreSQL), blobs in a fresh temp dir (or a prefix of
+ * their own in the test bucket: support/backends.ts), fixed clock; helpers that call it like clients do.
+ */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_ARCHIVE_LIMITS } from '../../src/archive/entries'
-import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createUrlSigner } from '../../src/blobs/signing'
 import { createApp } from '../../src/http/app'
 import { createLog } from '../../src/log'
@@ -15,8 +17,8 @@ import { createRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
-import { openStore } from '../../src/store/db'
 import { makeZip, samplePack } from './archives'
+import { testBlobStore, testStore } from './backends'
 
 export const PUBLIC_URL = 'http://registry.test'
 
@@ -40,7 +42,8 @@ export async function makeTestApp(
   overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const db = await openStore(':memory:')
+  const store = await testStore()
+  const db = store.db
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
@@ -51,7 +54,7 @@ export async function makeTestApp(
   registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
-    blobs: createDiskBlobStore(dir),
+    blobs: testBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
     nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
@@ -85,7 +88,7 @@ export async function makeTestApp(
     logs,
     clock,
     async cleanup() {
-      await db.destroy()
+      await store.close()
       rmSync(dir, { recursive: true, force: true })
     },
     async call(method, path, opts = {}) {
@@ -106,6 +109,13 @@ export async function makeTestApp(
       return { status: res.status, body: parsed, headers: res.headers }
     },
   }
+}
+
+/** The SHA-256 of every blob the app's store holds, sorted (on disk or in the bucket). */
+export async function storedBlobs(t: TestApp): Promise<string[]> {
+  const out: string[] = []
+  for await (const sha of t.deps.blobs.list()) out.push(sha)
+  return out.sort()
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {

@@ -1,0 +1,93 @@
+/**
+ * The backends a test runs on: SQLite and disk by default; PostgreSQL and S3-compatible storage when CI's second
+ * pass sets REGISTRY_MIRROR_TEST_DATABASE (a postgres:// URL) and REGISTRY_MIRROR_TEST_STORAGE (s3://bucket, with
+ * REGISTRY_MIRROR_TEST_S3_ENDPOINT and the test server's credentials). Each test gets its own database schema and
+ * its own key prefix, so tests stay independent and can share one server.
+ */
+import { SQL } from 'bun'
+import { createDiskBlobStore } from '../../src/blobs/disk'
+import { createS3BlobStore, type S3Settings } from '../../src/blobs/s3'
+import type { BlobStore } from '../../src/blobs/blob-store'
+import { newId } from '../../src/domain/ids'
+import { openStore, type Store } from '../../src/store/db'
+
+const env = process.env
+export const TEST_DATABASE = env.REGISTRY_MIRROR_TEST_DATABASE
+export const TEST_STORAGE = env.REGISTRY_MIRROR_TEST_STORAGE
+
+/** The S3 settings of the test server, for a bucket prefix of one test. */
+export function testS3Settings(prefix = `t-${newId()}`): S3Settings {
+  if (!TEST_STORAGE) throw new Error('REGISTRY_MIRROR_TEST_STORAGE is not set')
+  return {
+    url: `${TEST_STORAGE.replace(/\/+$/, '')}/${prefix}`,
+    endpoint: env.REGISTRY_MIRROR_TEST_S3_ENDPOINT,
+    region: env.REGISTRY_MIRROR_TEST_S3_REGION ?? 'us-east-1',
+    accessKeyId: env.REGISTRY_MIRROR_TEST_S3_ACCESS_KEY_ID ?? 'S3RVER',
+    secretAccessKey: env.REGISTRY_MIRROR_TEST_S3_SECRET_ACCESS_KEY ?? 'S3RVER',
+  }
+}
+
+/** The flags that point a registry-mirror binary at the test object store (one prefix per call). */
+export function testStorageFlags(prefix?: string): string[] {
+  const s = testS3Settings(prefix)
+  return [
+    `--storage=${s.url}`,
+    ...(s.endpoint ? [`--s3-endpoint=${s.endpoint}`] : []),
+    `--s3-region=${s.region}`,
+    `--s3-access-key-id=${s.accessKeyId}`,
+    `--s3-secret-access-key=${s.secretAccessKey}`,
+  ]
+}
+
+let admin: SQL | undefined
+const adminClient = () => (admin ??= new SQL({ url: TEST_DATABASE, max: 2 }))
+
+/** A fresh, empty schema of the test database and the URL that works in it; `drop()` removes it and all it holds. */
+export async function testSchema(): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE) throw new Error('REGISTRY_MIRROR_TEST_DATABASE is not set')
+  const schema = `t_${newId().replace(/-/g, '')}`
+  await adminClient().unsafe(`create schema ${schema}`)
+  const url = new URL(TEST_DATABASE)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    url: url.toString(),
+    schema,
+    drop: () =>
+      adminClient()
+        .unsafe(`drop schema if exists ${schema} cascade`)
+        .then(() => {}),
+  }
+}
+
+/** A migrated store on the test's backend, and how to close and remove it. */
+export async function testStore(): Promise<{ db: Store; location: string; close(): Promise<void> }> {
+  if (!TEST_DATABASE) {
+    const db = await openStore(':memory:')
+    return { db, location: ':memory:', close: () => db.destroy() }
+  }
+  // The next test's schema is made and migrated while this one runs: most of its cost is waiting on the server.
+  const ready = (prepared ?? prepareSchema()).then((s) => s, prepareSchema)
+  prepared = prepareSchema()
+  prepared.catch(() => {})
+  const { schema, db } = await ready
+  return {
+    db,
+    location: schema.url,
+    async close() {
+      await db.destroy()
+      await schema.drop()
+    },
+  }
+}
+
+let prepared: Promise<{ schema: Awaited<ReturnType<typeof testSchema>>; db: Store }> | undefined
+
+async function prepareSchema() {
+  const schema = await testSchema()
+  return { schema, db: await openStore(schema.url, { poolSize: 4 }) }
+}
+
+/** The test's blob store: on disk in `dir`, or under a prefix of its own in the test bucket (staging in `dir`). */
+export function testBlobStore(dir: string): BlobStore {
+  return TEST_STORAGE ? createS3BlobStore(testS3Settings(), createDiskBlobStore(dir)) : createDiskBlobStore(dir)
+}
