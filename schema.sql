@@ -40,7 +40,9 @@ CREATE TABLE publishers (
   logo             TEXT NOT NULL DEFAULT '',
   status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned')),
   created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL
+  updated_at       TEXT NOT NULL,
+  -- set when the publisher was deleted: a tombstone, so its deleted nodes keep their publisher and its id stays taken
+  deleted_at       TEXT
 );
 
 CREATE TABLE publisher_members (
@@ -100,11 +102,14 @@ CREATE TABLE nodes (
   latest_version_id                 TEXT,
   latest_version_status             TEXT,
   created_at                        TEXT NOT NULL,
-  updated_at                        TEXT NOT NULL
+  updated_at                        TEXT NOT NULL,
+  -- 1 when the node is banned because its publisher was; a publisher unban restores exactly these
+  banned_with_publisher             INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
+CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';
 
 CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,
@@ -128,6 +133,7 @@ CREATE TABLE node_versions (
   updated_at                        TEXT NOT NULL,
   UNIQUE (node_id, version)
 );
+CREATE INDEX node_versions_status_created ON node_versions(status, created_at DESC, id);
 
 -- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
 CREATE TABLE archives (

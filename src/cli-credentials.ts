@@ -1,5 +1,6 @@
 /**
- * The operator's commands for users and their access tokens: `users create|list`, `tokens create|list|revoke`.
+ * The operator's commands for users and their access tokens: `users create|list|promote|demote|ban|unban`,
+ * `tokens create|list|revoke`.
  * They open the store in the data directory themselves, so they work whether or not a server runs on it; a
  * server sees a revoked or expired token at once (it reads tokens from the store on every request).
  */
@@ -11,6 +12,7 @@ import type { Actor } from './services/access'
 import { createAccessToken, listAccessTokens, revokeToken } from './services/access-tokens'
 import type { WriteDeps } from './services/changes'
 import { createUser, listUsers } from './services/identity'
+import { changeUser, type UserChange } from './services/user-admin'
 import { createNodeJsonCache } from './services/node-json'
 import { openStore, type Store } from './store/db'
 import { join } from 'node:path'
@@ -18,11 +20,15 @@ import { join } from 'node:path'
 export const USERS_HELP = `Usage:
   registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--expires DAYS] [--data DIR]
   registry-mirror users list [--json] [--data DIR]
+  registry-mirror users promote|demote|ban|unban --id ID [--data DIR]
 
 create: makes a user and prints a new access token (one line). Use it as "Authorization: Bearer TOKEN".
         --expires DAYS makes the token stop working after that many days (default: never).
 list:   every user with name, email, admin, status, creation time and how many working tokens they hold.
-Both work whether or not a server is running on the same data directory.`
+promote makes the user an admin (moderation routes, the audit log); demote takes that away.
+ban     bans the account: its tokens get 403 on every write; unban lifts that.
+All work whether or not a server is running on the same data directory; changes are in the audit log
+and take effect on the server's next request.`
 
 export const TOKENS_HELP = `Usage:
   registry-mirror tokens create --user ID [--expires DAYS] [--data DIR]
@@ -34,6 +40,8 @@ list:   the user's tokens: id, the token masked (first 4 characters), created, e
         5 minutes) and state (active, expired, revoked). Tokens themselves are never shown again.
 revoke: the token with this id (from "tokens list") gets 401 from the next request on, also on a running server.
 Creating and revoking are recorded in the audit log (never the token).`
+
+const USER_CHANGES: readonly UserChange[] = ['promote', 'demote', 'ban', 'unban']
 
 /** Who the audit log names for a command: no user, from the command line. */
 const CLI_ACTOR: Actor = { address: 'cli' }
@@ -47,11 +55,11 @@ const Days = v.pipe(
   v.maxValue(36500, 'expected a whole number of days from 1 to 36500'),
 )
 
-type Flags = Record<string, string | boolean | undefined>
+export type Flags = Record<string, string | boolean | undefined>
 
 export class UsageError extends Error {}
 
-function parse(argv: string[], strings: string[], booleans: string[], positionals = 0): { flags: Flags; args: string[] } {
+export function parse(argv: string[], strings: string[], booleans: string[], positionals = 0): { flags: Flags; args: string[] } {
   const options = Object.fromEntries([
     ...[...strings, 'data'].map((n) => [n, { type: 'string' as const }]),
     ...[...booleans, 'help'].map((n) => [n, { type: 'boolean' as const }]),
@@ -74,7 +82,7 @@ function expiresInDays(flags: Flags): number | undefined {
 }
 
 /** A command's store and clock; it writes no nodes or publishers, so the store search and a cache of its own complete commitWrite's needs. */
-async function withDeps<T>(dir: string, fn: (deps: WriteDeps) => Promise<T>): Promise<T> {
+export async function withDeps<T>(dir: string, fn: (deps: WriteDeps) => Promise<T>): Promise<T> {
   const db: Store = await openStore(join(dir, 'registry.db'))
   try {
     return await fn({ db, now: () => new Date(), search: createStoreSearch(db), nodeJson: createNodeJsonCache(db, '') })
@@ -124,6 +132,12 @@ export async function credentialsCommand(
       if (flags.json) return io.out(JSON.stringify(users, null, 2))
       const rows = users.map((u) => [u.id, u.name, u.email, u.isAdmin ? 'yes' : 'no', u.status, u.activeTokens, u.createdAt])
       for (const line of table(['ID', 'NAME', 'EMAIL', 'ADMIN', 'STATUS', 'TOKENS', 'CREATED'], rows)) io.out(line)
+    })
+  if (command === 'users' && USER_CHANGES.includes(sub as UserChange))
+    return run(['id'], [], 0, async (flags) => {
+      required(flags, ['id'])
+      const user = await withDeps(dataDir(flags), (deps) => changeUser(deps, CLI_ACTOR, flags.id as string, sub as UserChange))
+      io.out(`${user.id}: ${user.is_admin === 1 ? 'admin' : 'not admin'}, ${user.status}`)
     })
   if (key === 'tokens create')
     return run(['user', 'expires'], [], 0, async (flags) => {

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { envName, loadConfig, SETTINGS } from './config'
 import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
+import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
@@ -24,6 +25,9 @@ Commands:
   tokens create   print a new access token for an existing user
   tokens list     list a user's tokens, masked, with expiry, last use and state
   tokens revoke   revoke a token by id
+  users promote|demote|ban|unban
+                  make a user an admin or not; ban or unban an account
+  audit           print the audit log, newest first
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
@@ -102,6 +106,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         users: () => USERS_HELP,
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
+        audit: () => AUDIT_HELP,
       }
       io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
@@ -112,6 +117,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       if (code !== undefined) return code
     }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
+    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => dataDir(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

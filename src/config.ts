@@ -1,5 +1,6 @@
 /** Settings of `serve`: one table gives each its flag, environment variable, default, validation and help. */
 import * as v from 'valibot'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
 
 const int = (min: number, max: number) =>
   v.pipe(
@@ -37,6 +38,13 @@ export const SETTINGS = {
   },
   'auto-approve': { schema: bool, default: 'true', help: 'make valid uploads active at once; false keeps them pending for an admin' },
   'max-publishers-per-user': { schema: int(1, 1_000_000), default: '5', help: 'publishers one user may belong to' },
+  'repohost-api-url': {
+    schema: httpUrl,
+    default: 'https://api.github.com',
+    help: 'GitHub-compatible API that claims check repository ownership with (GitHub Enterprise: https://HOST/api/v3; Gitea, Forgejo: https://HOST/api/v1)',
+  },
+  'repohost-timeout-ms': { schema: int(100, 600_000), default: '10000', help: 'how long a claim waits for the repository host' },
+  'unclaimed-publisher-id': { schema: text, default: DEFAULT_UNCLAIMED_PUBLISHER_ID, help: 'publisher whose nodes may be claimed' },
   'require-review-auth': { schema: bool, default: 'false', help: 'refuse anonymous reviews' },
   gzip: { schema: bool, default: 'false', help: 'gzip node lists for clients that accept it (for slow links; costs CPU on both ends)' },
   'cors-origin': { schema: text, default: '*', help: 'allowed CORS origins, comma-separated, or *' },

@@ -19,6 +19,10 @@ export const ERROR_CODES = [
   'version_banned',
   'version_flagged',
   'not_admin',
+  'node_claimed',
+  'invalid_repository',
+  'invalid_repohost_token',
+  'not_repository_admin',
   'invalid_signature',
   'signature_expired',
   'publisher_limit',
@@ -28,6 +32,7 @@ export const ERROR_CODES = [
   'publisher_exists',
   'node_exists',
   'node_deleted',
+  'publisher_not_empty',
   'version_exists',
   'user_exists',
   'archive_exists',
@@ -86,3 +91,4 @@ export const userBanned = () => forbidden('user/publisher is banned', 'user_bann
 export const publisherBanned = () => forbidden('user/publisher is banned', 'publisher_banned')
 export const notAdmin = () => forbidden('User is not admin', 'not_admin')
 export const readOnly = () => forbidden('This registry is read-only: it serves reads and installs, and refuses every write', 'read_only')
+export const nodeClaimed = () => forbidden('node is already claimed', 'node_claimed')

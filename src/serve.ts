@@ -21,6 +21,7 @@ import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
 import { createNodeJsonCache } from './services/node-json'
 import { loadFixture } from './services/fixture'
+import { createRepoHost } from './upstream/repohost'
 import { openStore, type Store } from './store/db'
 import { prepareDataDir } from './data-dir'
 
@@ -127,6 +128,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       // The host application stages two images (start and end frame) for each task.
       stageLimiter: createRateLimiter(2 * config['video-start-limit'], 60_000),
     },
+    repoHost: createRepoHost({ apiUrl: config['repohost-api-url'], timeoutMs: config['repohost-timeout-ms'] }),
     settings: {
       publicUrl,
       maxUploadBytes: config['max-upload-bytes'],
@@ -138,6 +140,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
       readOnly: config['read-only'],
       metrics: config.metrics,
+
+      unclaimedPublisherId: config['unclaimed-publisher-id'],
     },
   }
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.

@@ -5,6 +5,9 @@ export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]*$/
 export const PUBLISHER_ID_MAX = 64
 export const PUBLISHER_ID_MESSAGE = 'Must start with a lowercase letter and can only contain lowercase letters, digits, and hyphens.'
 
+/** The publisher whose nodes may be claimed by their repositories' owners (the upstream's id for legacy nodes). */
+export const DEFAULT_UNCLAIMED_PUBLISHER_ID = 'admin-11338bd3-f081-43cf-b3f9-295c829826f7'
+
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/
 export const NODE_ID_MAX = 100
 

@@ -18,14 +18,17 @@ import { videoRoutes } from './video'
 import { observe } from './observe'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
+import { adminRoutes, publisherModerationRoutes } from './moderation'
 import { bulkRoutes, hostNodeRoutes, nodeRoutes } from './nodes'
 import { openApiDocument } from './openapi'
 import { publishRoutes } from './publish'
+import { publisherNodeRoutes } from './publisher-nodes'
 import { publisherRoutes } from './publishers'
 import { readOnlyGuard } from './read-only'
 import { systemRoutes } from './system'
 import { userRoutes } from './users'
 import { webRoutes } from '../web/routes'
+import { versionRoutes } from './versions'
 
 const jsonBodyLimit = limitBody(JSON_BODY_LIMIT)
 
@@ -79,8 +82,10 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     systemRoutes(deps, () => document),
   )
   app.route('/users', api(userRoutes(deps)))
-  app.route('/publishers', api(publisherRoutes(deps), publishRoutes(deps)))
+  app.route('/publishers', api(publisherRoutes(deps), publishRoutes(deps), publisherNodeRoutes(deps), publisherModerationRoutes(deps)))
   app.route('/nodes', api(nodeRoutes(deps, { gzip: opts.gzip })))
+  app.route('/versions', api(versionRoutes(deps)))
+  app.route('/admin', api(adminRoutes(deps)))
   app.route('/bulk', api(bulkRoutes(deps)))
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))

@@ -1,8 +1,7 @@
 /** Node routes: search and list, one node, its versions, install, reviews, host nodes, and the bulk version lookup. */
 import { Hono } from 'hono'
 import * as v from 'valibot'
-import { NodePageSchema, NodeSchema, VERSION_STATUS, VersionSchema } from '../domain/wire'
-import { badRequest } from '../errors'
+import { NodePageSchema, NodeSchema, VersionSchema } from '../domain/wire'
 import type { Deps } from '../services/deps'
 import { nodePageJson } from '../services/node-lists'
 import {
@@ -15,10 +14,10 @@ import {
   listNodeVersions,
 } from '../services/nodes'
 import { addReview } from '../services/reviews'
-import type { VersionStatus } from '../store/schema'
 import type { Env } from './identity'
 import { listResponseCache } from './response-cache'
 import { route } from './route-spec'
+import { parseStatuses } from './status-names'
 import { q } from './validate'
 
 const FILTERS = {
@@ -45,8 +44,6 @@ const ListQuery = v.object({
     ),
   ),
 })
-
-const STATUS_BY_NAME = new Map(Object.entries(VERSION_STATUS).map(([k, name]) => [name.toLowerCase(), k as VersionStatus]))
 
 const HostNodesSchema = v.object({ node_id: v.string(), version: v.string(), host_nodes: v.array(v.string()) })
 
@@ -137,14 +134,6 @@ function listParams(query: v.InferOutput<typeof ListQuery>, listing: boolean) {
     nodeIds: listing ? query.node_id : undefined,
     changedSince: listing ? query.timestamp : undefined,
   }
-}
-
-function parseStatuses(names: string[] | undefined): VersionStatus[] | undefined {
-  return names?.map((name) => {
-    const status = STATUS_BY_NAME.get(name.toLowerCase()) ?? STATUS_BY_NAME.get(`nodeversionstatus${name.toLowerCase()}`)
-    if (!status) throw badRequest(`statuses: "${name}" is not a NodeVersionStatus`)
-    return status
-  })
 }
 
 export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {

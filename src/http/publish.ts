@@ -4,40 +4,11 @@ import * as v from 'valibot'
 import type { Deps } from '../services/deps'
 import { updateNodeVersion } from '../services/nodes'
 import { publishVersion } from '../services/publish'
-import type { NodeFields } from '../store/nodes'
 import type { Env } from './identity'
 import { defined, str, strList } from './fields'
+import { NodeBody, nodeFields, platformFields } from './node-body'
 import { route } from './route-spec'
 import { VersionSchema } from '../domain/wire'
-
-const license = v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'))
-
-/** Compatibility targets, sent in both `node` and `node_version` (with the upstream's spellings too). */
-const platformFields = {
-  supported_os: strList(50, 200),
-  supported_accelerators: strList(50, 200),
-  supported_hostui_version: str(200),
-  supported_comfyui_version: str(200),
-  supported_hostui_frontend_version: str(200),
-  supported_comfyui_frontend_version: str(200),
-}
-
-const NodeBody = v.object({
-  id: str(100),
-  name: str(200),
-  description: str(1000),
-  author: str(200),
-  license,
-  icon: str(2000),
-  banner_url: str(2000),
-  repository: str(2000),
-  category: str(200),
-  tags: strList(50, 100),
-  ...platformFields,
-  preempted_host_node_names: strList(1000, 200),
-  preempted_comfy_node_names: strList(1000, 200),
-  translations: v.nullish(v.record(v.string(), v.unknown(), 'must be an object')),
-})
 
 const VersionBody = v.object(
   {
@@ -71,17 +42,6 @@ const updateVersion = route({
   body: v.object({ changelog: str(20_000), deprecated: v.nullish(v.boolean('must be true or false')) }),
   response: VersionSchema,
 })
-
-function nodeFields(n: v.InferOutput<typeof NodeBody>): NodeFields & { id?: string } {
-  const { supported_comfyui_version, supported_comfyui_frontend_version, preempted_comfy_node_names, license: lic, ...rest } = n
-  return defined({
-    ...rest,
-    license: typeof lic === 'object' && lic !== null ? JSON.stringify(lic) : lic,
-    supported_hostui_version: n.supported_hostui_version ?? supported_comfyui_version,
-    supported_hostui_frontend_version: n.supported_hostui_frontend_version ?? supported_comfyui_frontend_version,
-    preempted_host_node_names: n.preempted_host_node_names ?? preempted_comfy_node_names,
-  })
-}
 
 export function publishRoutes(deps: Deps) {
   const app = new Hono<Env>()

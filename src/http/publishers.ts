@@ -4,7 +4,15 @@ import * as v from 'valibot'
 import type { Deps } from '../services/deps'
 import { listPublisherNodes } from '../services/node-lists'
 import { createPublisherToken, deleteToken, listTokens } from '../services/publisher-tokens'
-import { createPublisher, getPublisher, listAllPublishers, updatePublisherFields, validatePublisherId } from '../services/publishers'
+import {
+  createPublisher,
+  deletePublisher,
+  getPublisher,
+  listAllPublishers,
+  publisherPermissions,
+  updatePublisherFields,
+  validatePublisherId,
+} from '../services/publishers'
 import type { Env } from './identity'
 import { defined, httpUrlOrEmpty, str } from './fields'
 import { route } from './route-spec'
@@ -58,6 +66,18 @@ const specs = {
     body: PublisherBody,
     response: PublisherSchema,
   }),
+  delete: route({
+    summary: 'Delete a publisher that has no nodes left (owners; 409 otherwise); its id stays taken',
+    tag: 'publishers',
+    auth: 'bearer',
+    status: 204,
+  }),
+  permissions: route({
+    summary: 'Whether the caller may edit this publisher',
+    tag: 'publishers',
+    auth: 'bearer',
+    response: v.object({ canEdit: v.boolean() }),
+  }),
   nodes: route({
     summary: "A publisher's nodes",
     tag: 'publishers',
@@ -100,6 +120,15 @@ export function publisherRoutes(deps: Deps) {
     const body = defined(await specs.update.body(c))
     return c.json(await updatePublisherFields(deps, c.var.actor, c.req.param('publisherId'), body))
   })
+
+  app.delete('/:publisherId', specs.delete, async (c) => {
+    await deletePublisher(deps, c.var.actor, c.req.param('publisherId'))
+    return c.body(null, 204)
+  })
+
+  app.get('/:publisherId/permissions', specs.permissions, async (c) =>
+    c.json(await publisherPermissions(deps, c.var.actor, c.req.param('publisherId'))),
+  )
 
   app.get('/:publisherId/nodes', specs.nodes, async (c) => {
     const query = specs.nodes.query(c)

@@ -62,7 +62,8 @@ const doc = <T>(schema: ParamDoc) => v.metadata<T, { openapi: ParamDoc }>({ open
 
 /** Schemas for query values. */
 export const q = {
-  int: (min: number, fallback: number) =>
+  /** An integer of at least `min`; `fallback` when absent (none: absent stays undefined). */
+  int: <F extends number | undefined>(min: number, fallback: F) =>
     v.optional(
       v.pipe(
         first,
@@ -71,9 +72,9 @@ export const q = {
         v.number(),
         v.safeInteger('must be an integer below 2^53'),
         v.minValue(min, `must be at least ${min}`),
-        doc<number>({ type: 'integer', minimum: min, default: fallback }),
+        doc<number>({ type: 'integer', minimum: min, ...(fallback !== undefined && { default: fallback }) }),
       ),
-      String(fallback),
+      (fallback === undefined ? undefined : String(fallback)) as F extends number ? string : undefined,
     ),
   bool: v.optional(
     v.pipe(

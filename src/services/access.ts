@@ -37,9 +37,10 @@ export function requireAdmin(actor: Actor): UserRow {
   return user
 }
 
+/** A publisher that exists and was not deleted. */
 export async function requirePublisher(db: Store, publisherId: string): Promise<PublisherRow> {
   const publisher = await findPublisher(db, publisherId)
-  if (!publisher) throw notFound(`publisher "${publisherId}" not found`)
+  if (!publisher || publisher.deleted_at !== null) throw notFound(`publisher "${publisherId}" not found`)
   return publisher
 }
 

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics'
 import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
+import type { RepoHost } from '../upstream/repohost'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 
@@ -26,6 +27,9 @@ export interface RegistrySettings {
   metrics: boolean
   /** Answer archive downloads with a redirect to a short-lived presigned URL of the object store (when it has them). */
   presignedDownloads?: boolean
+
+  /** The publisher whose nodes may be claimed. */
+  unclaimedPublisherId: string
 }
 
 export interface VideoSettings {
@@ -57,6 +61,8 @@ export interface Deps {
     /** Admits or refuses one image staging, per caller. */
     stageLimiter: RateLimiter
   }
+  /** The source-code host claims are checked against. */
+  repoHost: RepoHost
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

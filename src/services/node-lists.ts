@@ -1,7 +1,7 @@
-/** Paged node lists: /nodes/search, /nodes and a publisher's nodes, all answered by the NodeSearch engine. */
+/** Paged node lists: /nodes/search and /nodes (answered by the NodeSearch engine), and a publisher's nodes. */
 import type { NodePage } from '../domain/wire'
 import type { NodeQuery } from '../domain/node-query'
-import { listNodesOfPublisher } from '../store/nodes'
+import { listNodesOfPublisher, pageNodeIdsOfPublisher } from '../store/nodes'
 import { requirePublisher } from './access'
 import type { Deps } from './deps'
 import { renderNodes } from './views'
@@ -16,9 +16,28 @@ export async function nodePageJson(deps: Deps, params: ListParams): Promise<stri
   const { page, ...query } = params
   deps.metrics.searchQueries.inc({ engine: deps.search.status().engine })
   const found = await deps.search.find({ ...query, offset: (page - 1) * limit, limit })
-  const nodes = await deps.nodeJson.render(found.ids)
-  const meta: Omit<NodePage, 'nodes'> = { page, limit, total: found.total, totalPages: Math.ceil(found.total / limit) }
-  return `{"nodes":[${nodes.join(',')}],${JSON.stringify(meta).slice(1)}`
+  return pageJson(await deps.nodeJson.render(found.ids), { page, limit, total: found.total })
+}
+
+function pageJson(nodes: string[], meta: Omit<NodePage, 'nodes' | 'totalPages'>): string {
+  const rest: Omit<NodePage, 'nodes'> = { ...meta, totalPages: Math.ceil(meta.total / meta.limit) }
+  return `{"nodes":[${nodes.join(',')}],${JSON.stringify(rest).slice(1)}`
+}
+
+/** GET /publishers/{id}/nodes/v2: a publisher's nodes in id order, in the shape of the other node lists. */
+export async function publisherNodePageJson(
+  deps: Deps,
+  publisherId: string,
+  opts: { includeBanned: boolean; page: number; limit: number },
+): Promise<string> {
+  await requirePublisher(deps.db, publisherId)
+  const limit = Math.min(opts.limit, MAX_PAGE_SIZE)
+  const found = await pageNodeIdsOfPublisher(deps.db, publisherId, {
+    includeBanned: opts.includeBanned,
+    offset: (opts.page - 1) * limit,
+    limit,
+  })
+  return pageJson(await deps.nodeJson.render(found.ids), { page: opts.page, limit, total: found.total })
 }
 
 /** The same page as objects, for callers that render it themselves (the web pages). */

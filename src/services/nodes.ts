@@ -36,7 +36,7 @@ export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
   return renderNode(deps, await requireNode(deps, id))
 }
 
-const DEFAULT_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
+export const DEFAULT_VERSION_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
 
 export async function listNodeVersions(
   deps: Deps,
@@ -44,7 +44,7 @@ export async function listNodeVersions(
   opts: { statuses?: VersionStatus[]; includeReason: boolean },
 ): Promise<VersionJson[]> {
   const node = await requireNode(deps, id)
-  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_STATUSES))
+  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_VERSION_STATUSES))
   return renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
 }
 
@@ -117,6 +117,30 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 
+/**
+ * A node reached through its publisher's path: unknown, deleted, or another publisher's node is 404 (the path
+ * must not reveal or reach into other publishers). A banned node is 403 `Node Banned`, to admins too unless
+ * `adminsMayModerate` (an admin editing or deleting a banned node is moderating it).
+ */
+export async function requirePublisherNode(
+  deps: Deps,
+  actor: Actor,
+  path: { publisherId: string; nodeId: string },
+  opts: { adminsMayModerate?: boolean } = {},
+): Promise<NodeRow> {
+  const node = await findNode(deps.db, path.nodeId)
+  if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw notFound(`node "${path.nodeId}" not found`)
+  if (node.status === 'banned' && !(opts.adminsMayModerate && actor.user?.is_admin === 1)) throw nodeBanned()
+  return node
+}
+
+/** A version of that node by its id (the NodeVersion `id`, not its semantic version); deleted ones are 404. */
+export async function requireVersionOfNode(deps: Deps, node: NodeRow, versionId: string): Promise<VersionRow> {
+  const row = UUID_PATTERN.test(versionId) ? await findVersionById(deps.db, versionId.toLowerCase()) : undefined
+  if (!row || row.node_id !== node.id || row.status === 'deleted') throw notFound(`version "${versionId}" of node "${node.id}" not found`)
+  return row
+}
+
 export async function updateNodeVersion(
   deps: Deps,
   actor: Actor,
@@ -124,12 +148,8 @@ export async function updateNodeVersion(
   changes: { changelog?: string; deprecated?: boolean },
 ): Promise<VersionJson> {
   await requireRole(deps.db, actor, path.publisherId, 'member')
-  const missing = () => notFound(`version "${path.versionId}" of node "${path.nodeId}" not found`)
-  const node = await findNode(deps.db, path.nodeId)
-  if (!node || node.status === 'deleted' || node.publisher_id !== path.publisherId) throw missing()
-  if (node.status === 'banned') throw nodeBanned()
-  const row = UUID_PATTERN.test(path.versionId) ? await findVersionById(deps.db, path.versionId.toLowerCase()) : undefined
-  if (!row || row.node_id !== node.id || row.status === 'deleted') throw missing()
+  const node = await requirePublisherNode(deps, actor, path)
+  const row = await requireVersionOfNode(deps, node, path.versionId)
   const updated = await commitWrite(deps, async (w) => {
     const edits = {
       ...(changes.changelog !== undefined && { changelog: changes.changelog }),

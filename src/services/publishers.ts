@@ -1,19 +1,22 @@
 /** Publishers: create, update, read, list, and the id availability check. */
 import { PUBLISHER_ID_MAX, PUBLISHER_ID_MESSAGE, PUBLISHER_ID_PATTERN } from '../domain/ids'
 import type { PublisherJson } from '../domain/wire'
-import { badRequest, conflict, forbidden } from '../errors'
+import { badRequest, conflict, forbidden, notFound } from '../errors'
 import { isUniqueViolation } from '../store/db'
+import { countLiveNodesOfPublisher } from '../store/nodes'
 import {
   countPublishersOfUser,
   findPublisher,
   insertMember,
   insertPublisher,
+  listMembers,
   listPublishers,
+  markPublisherDeleted,
   listPublishersOfUser,
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
-import { type Actor, requireActiveUser, requirePublisher, requireRole } from './access'
+import { type Actor, holdsRole, requireActiveUser, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { renderPublishers } from './views'
@@ -56,7 +59,7 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
       })
       await insertMember(w.db, { publisher_id: id, user_id: user.id, role: 'owner', created_at: now })
       w.publisher(id)
-      w.audit(actor, { action: 'publisher.create', targetKind: 'publisher', targetId: id })
+      w.audit(actor, { action: 'publisher.create', targetKind: 'publisher', targetId: id, after: { owner: user.id } })
     })
   } catch (err) {
     // Two creations of one id at once: the database lets one win.
@@ -101,4 +104,33 @@ export async function validatePublisherId(deps: Deps, username: string | undefin
   checkPublisherId(username)
   if (await findPublisher(deps.db, username)) throw badRequest('Publisher ID already exists.', 'publisher_exists')
   return { isAvailable: true }
+}
+
+/**
+ * Deletes a publisher that has no live nodes (409 otherwise): it stays as a tombstone (its deleted nodes still
+ * belong to it, and its id stays taken); its members and tokens are removed, so its tokens stop working at once.
+ */
+export async function deletePublisher(deps: Deps, actor: Actor, id: string): Promise<void> {
+  await requireRole(deps.db, actor, id, 'owner')
+  await commitWrite(deps, async (w) => {
+    const live = await countLiveNodesOfPublisher(w.db, id)
+    if (live) {
+      throw conflict(
+        `publisher "${id}" still has ${live} node${live === 1 ? '' : 's'}: delete ${live === 1 ? 'it' : 'them'} first`,
+        'publisher_not_empty',
+      )
+    }
+    const members = (await listMembers(w.db, [id])).map((m) => ({ user: m.user_id, role: m.role }))
+    if (!(await markPublisherDeleted(w.db, id, w.now))) throw notFound(`publisher "${id}" not found`)
+    w.publisher(id)
+    w.audit(actor, { action: 'publisher.delete', targetKind: 'publisher', targetId: id, before: { members } })
+  })
+}
+
+/** Whether the caller may edit the publisher itself (owners and admins, while both are in good standing). */
+export async function publisherPermissions(deps: Deps, actor: Actor, id: string): Promise<{ canEdit: boolean }> {
+  requireUser(actor)
+  const publisher = await requirePublisher(deps.db, id)
+  const user = actor.user?.status === 'active' ? actor.user : undefined
+  return { canEdit: publisher.status === 'active' && (await holdsRole(deps.db, user, id, 'owner')) }
 }

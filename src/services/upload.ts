@@ -47,10 +47,17 @@ function verifySignedUrl(deps: Deps, req: UploadRequest): void {
   if (expires * 1000 < deps.now().getTime()) throw forbidden('this signed URL has expired', 'signature_expired')
 }
 
-/** A ban of the node or its publisher, also one that came after the URL was issued, refuses the upload. */
-async function checkNotBanned(db: Deps['db'], node: NodeRow): Promise<void> {
+/**
+ * A ban of the node or its publisher, or a deletion of the node or the version, also one that came after the
+ * URL was issued, refuses the upload.
+ */
+async function checkStillOpen(db: Deps['db'], node: NodeRow, versionId: string): Promise<void> {
   const current = await findNode(db, node.id)
-  if (!current || current.status === 'banned' || (await findPublisher(db, current.publisher_id))?.status === 'banned') throw nodeBanned()
+  const version = await findVersionById(db, versionId)
+  if (!current || current.status === 'deleted' || !version || version.status === 'deleted') {
+    throw notFound(`version ${version?.version ?? versionId} of node "${node.id}" not found`)
+  }
+  if (current.status === 'banned' || (await findPublisher(db, current.publisher_id))?.status === 'banned') throw nodeBanned()
 }
 
 const alreadyUploaded = (version: string) =>
@@ -64,8 +71,8 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   }
   const node = await findNode(deps.db, req.nodeId)
   const version = node && (await findVersion(deps.db, node.id, normalizeSemver(req.version) ?? req.version))
-  if (!node || !version || version.status === 'deleted') throw notFound(`version ${req.version} of node "${req.nodeId}" not found`)
-  await checkNotBanned(deps.db, node)
+  if (!node || !version) throw notFound(`version ${req.version} of node "${req.nodeId}" not found`)
+  await checkStillOpen(deps.db, node, version.id)
   if (await findArchive(deps.db, version.id)) throw alreadyUploaded(version.version)
   // Refused at once, before a byte of the body is read: the first PUT holds the version until it ends.
   if (!(await claimUpload(deps.db, version.id, timestamp(deps)))) {
@@ -98,7 +105,7 @@ async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, stag
   const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
   await staged.commit() // durable and visible under its hash before any row points at it
   return commitWrite(deps, async (w) => {
-    await checkNotBanned(w.db, node)
+    await checkStillOpen(w.db, node, version.id)
     const current = (await findVersionById(w.db, version.id))!
     const format = inspection.format ?? 'zip'
     await insertArchive(w.db, { version_id: version.id, sha256: staged.sha256, size_bytes: staged.size, format, created_at: w.now })

@@ -48,3 +48,11 @@ export async function insertAudit(db: Store, rows: readonly Insertable<AuditLogT
       .values([...rows])
       .execute()
 }
+
+/** Audit entries newest first: at or after `since`, older than the entry `before` (the cursor of the previous page). */
+export function listAudit(db: Store, q: { since?: string; before?: number; limit: number }) {
+  let query = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(q.limit)
+  if (q.since !== undefined) query = query.where('at', '>=', q.since)
+  if (q.before !== undefined) query = query.where('id', '<', q.before)
+  return query.execute()
+}

@@ -21,12 +21,27 @@ const clients = new WeakMap<Store, SQL>()
  * hashes) is readable by its owner only. `poolSize` bounds PostgreSQL connections.
  */
 export async function openStore(location: string, opts: { poolSize?: number } = {}): Promise<Store> {
-  let db: Store
   if (isPostgresUrl(location)) {
     const pg = openPostgres(location, opts)
-    db = pg.db
-    clients.set(db, pg.client)
-  } else db = openSqlite(location)
+    clients.set(pg.db, pg.client)
+    return migrated(pg.db)
+  }
+  const sqlite = new Database(location, { create: true, strict: true })
+  if (location !== ':memory:') chmodSync(location, 0o600)
+  return storeOn(sqlite)
+}
+
+/** The store on an open SQLite database (a file, or one in memory such as a deserialized copy), migrated. */
+export async function storeOn(sqlite: Database): Promise<Store> {
+  // First, so that every later statement waits for another process's lock instead of failing at once.
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run('PRAGMA journal_mode = WAL')
+  sqlite.run('PRAGMA foreign_keys = ON')
+  sqlite.run('PRAGMA synchronous = NORMAL')
+  return migrated(new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) }))
+}
+
+async function migrated(db: Store): Promise<Store> {
   try {
     await migrate(db, dialectOf(db))
   } catch (err) {
@@ -34,17 +49,6 @@ export async function openStore(location: string, opts: { poolSize?: number } = 
     throw err
   }
   return db
-}
-
-function openSqlite(path: string): Store {
-  const sqlite = new Database(path, { create: true, strict: true })
-  if (path !== ':memory:') chmodSync(path, 0o600)
-  // First, so that every later statement waits for another process's lock instead of failing at once.
-  sqlite.run('PRAGMA busy_timeout = 5000')
-  sqlite.run('PRAGMA journal_mode = WAL')
-  sqlite.run('PRAGMA foreign_keys = ON')
-  sqlite.run('PRAGMA synchronous = NORMAL')
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
 }
 
 /** Which SQL the store speaks (a transaction's handle answers like its store's). */

@@ -121,3 +121,117 @@ export async function countDownload(db: Store, nodeId: string): Promise<void> {
     .where('id', '=', nodeId)
     .execute()
 }
+
+type NodeStatus = NodeRow['status']
+
+/** One page of a publisher's node ids in id order, and how many there are in all. */
+export async function pageNodeIdsOfPublisher(
+  db: Store,
+  publisherId: string,
+  opts: { includeBanned: boolean; offset: number; limit: number },
+): Promise<{ ids: string[]; total: number }> {
+  const statuses: NodeStatus[] = opts.includeBanned ? ['active', 'banned'] : ['active']
+  const base = db.selectFrom('nodes').where('publisher_id', '=', publisherId).where('status', 'in', statuses)
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.select('id').orderBy('id').offset(opts.offset).limit(opts.limit).execute(),
+  ])
+  return { ids: rows.map((r) => r.id), total: Number(count.n) }
+}
+
+/** Nodes of the publisher that are not deleted. */
+export async function countLiveNodesOfPublisher(db: Store, publisherId: string): Promise<number> {
+  const row = await db
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('publisher_id', '=', publisherId)
+    .where('status', '!=', 'deleted')
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * Sets the node's status when it is in one of `from` (a node banned with its publisher counts as 'banned'
+ * and may be re-banned on its own); false when nothing changed. A status set here is the node's own, never
+ * one its publisher's ban made.
+ */
+export async function setNodeStatus(
+  db: Store,
+  id: string,
+  change: { from: NodeStatus[]; to: NodeStatus; alsoIfBannedWithPublisher?: boolean },
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('nodes')
+    .set({ status: change.to, banned_with_publisher: 0, updated_at: now })
+    .where('id', '=', id)
+    .where((eb) => {
+      const inFrom = eb('status', 'in', change.from)
+      return change.alsoIfBannedWithPublisher ? eb.or([inFrom, eb('banned_with_publisher', '=', 1)]) : inFrom
+    })
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Bans the publisher's active nodes, marking them as banned with it; returns their ids. */
+export async function banNodesWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('nodes')
+    .set({ status: 'banned', banned_with_publisher: 1, updated_at: now })
+    .where('publisher_id', '=', publisherId)
+    .where('status', '=', 'active')
+    .returning('id')
+    .execute()
+  return rows.map((r) => r.id).sort()
+}
+
+/** Makes active again exactly the nodes its publisher's ban made banned; returns their ids. */
+export async function restoreNodesBannedWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('nodes')
+    .set({ status: 'active', banned_with_publisher: 0, updated_at: now })
+    .where('publisher_id', '=', publisherId)
+    .where('status', '=', 'banned')
+    .where('banned_with_publisher', '=', 1)
+    .returning('id')
+    .execute()
+  return rows.map((r) => r.id).sort()
+}
+
+/**
+ * Moves a node to another publisher if it still belongs to `from` and is in one of `statuses`: false when
+ * another write got there first (the update is the arbiter between concurrent claims, on every dialect).
+ */
+export async function moveNode(
+  db: Store,
+  id: string,
+  move: { from: string; to: string; statuses: NodeStatus[] },
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('nodes')
+    .set({ publisher_id: move.to, banned_with_publisher: 0, updated_at: now })
+    .where('id', '=', id)
+    .where('publisher_id', '=', move.from)
+    .where('status', 'in', move.statuses)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Fields only admins set: the ranking of search results and the admin tags. */
+export async function updateAdminNodeFields(
+  db: Store,
+  id: string,
+  fields: { search_ranking?: number; tags_admin?: string[] },
+  now: string,
+) {
+  const cols: NodeColumns = {}
+  if (fields.search_ranking !== undefined) cols.search_ranking = fields.search_ranking
+  if (fields.tags_admin !== undefined) cols.tags_admin_json = JSON.stringify(fields.tags_admin)
+  if (!Object.keys(cols).length) return
+  await db
+    .updateTable('nodes')
+    .set({ ...cols, updated_at: now })
+    .where('id', '=', id)
+    .execute()
+}

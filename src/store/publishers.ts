@@ -1,14 +1,15 @@
 /** Publishers and their members. */
 import type { Store } from './db'
-import type { Updateable } from 'kysely'
+import type { Insertable, Updateable } from 'kysely'
 import type { MemberRow, PublisherRow, PublisherTable } from './schema'
 
+/** Deleted publishers included (their ids stay taken): callers that serve them check `deleted_at`. */
 export function findPublisher(db: Store, id: string): Promise<PublisherRow | undefined> {
   return db.selectFrom('publishers').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
 export function listPublishers(db: Store, opts: { includeBanned: boolean }): Promise<PublisherRow[]> {
-  let q = db.selectFrom('publishers').selectAll().orderBy('id')
+  let q = db.selectFrom('publishers').selectAll().where('deleted_at', 'is', null).orderBy('id')
   if (!opts.includeBanned) q = q.where('status', '=', 'active')
   return q.execute()
 }
@@ -24,6 +25,7 @@ export function listPublishersOfUser(db: Store, userId: string): Promise<Publish
     .innerJoin('publisher_members', 'publisher_members.publisher_id', 'publishers.id')
     .selectAll('publishers')
     .where('publisher_members.user_id', '=', userId)
+    .where('publishers.deleted_at', 'is', null)
     .orderBy('publishers.id')
     .execute()
 }
@@ -37,7 +39,7 @@ export async function countPublishersOfUser(db: Store, userId: string): Promise<
   return Number(row.n)
 }
 
-export async function insertPublisher(db: Store, row: PublisherRow): Promise<void> {
+export async function insertPublisher(db: Store, row: Insertable<PublisherTable>): Promise<void> {
   await db.insertInto('publishers').values(row).execute()
 }
 
@@ -52,6 +54,37 @@ export async function updatePublisher(db: Store, id: string, changes: PublisherC
     .set({ ...changes, updated_at: now })
     .where('id', '=', id)
     .execute()
+}
+
+/** Moves the publisher from one status to the other; false when it was not in `from`. */
+export async function setPublisherStatus(
+  db: Store,
+  id: string,
+  change: { from: PublisherRow['status']; to: PublisherRow['status'] },
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('publishers')
+    .set({ status: change.to, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', change.from)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Leaves a tombstone: the row stays (its deleted nodes point at it), its members and tokens go. False when already deleted. */
+export async function markPublisherDeleted(db: Store, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('publishers')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst()
+  if (!Number(result.numUpdatedRows)) return false
+  await db.deleteFrom('publisher_members').where('publisher_id', '=', id).execute()
+  await db.deleteFrom('publisher_tokens').where('publisher_id', '=', id).execute()
+  return true
 }
 
 export async function insertMember(db: Store, row: MemberRow): Promise<void> {

@@ -34,6 +34,8 @@ export interface PublisherTable {
   status: Generated<'active' | 'banned'>
   created_at: string
   updated_at: string
+  /** Set when the publisher was deleted (a tombstone). */
+  deleted_at: Generated<string | null>
 }
 
 export interface PublisherMemberTable {
@@ -87,6 +89,8 @@ export interface NodeTable {
   latest_version_status: Generated<VersionStatus | null>
   created_at: string
   updated_at: string
+  /** 1 when the node is banned because its publisher was. */
+  banned_with_publisher: Generated<number>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'

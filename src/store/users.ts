@@ -41,3 +41,18 @@ export function listUsersWithTokenCounts(db: Store, now: string): Promise<(UserR
     .orderBy('users.id')
     .execute()
 }
+
+/** Sets an account's admin flag or status; false for an unknown user. */
+export async function updateUser(
+  db: Store,
+  id: string,
+  changes: Partial<Pick<UserRow, 'is_admin' | 'status'>>,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}

@@ -1,7 +1,7 @@
 /** Node versions, their archives and the host node names extracted from them. */
 import type { Store } from './db'
-import type { Updateable } from 'kysely'
-import type { ArchiveRow, NewVersionRow, NodeVersionTable, VersionRow, VersionStatus } from './schema'
+import type { ExpressionBuilder, Updateable } from 'kysely'
+import type { ArchiveRow, DB, NewVersionRow, NodeRow, NodeVersionTable, VersionRow, VersionStatus } from './schema'
 
 export async function insertVersion(db: Store, row: NewVersionRow): Promise<void> {
   await db.insertInto('node_versions').values(row).execute()
@@ -64,4 +64,76 @@ export async function insertHostNodes(db: Store, versionId: string, names: reado
 export async function listHostNodes(db: Store, versionId: string): Promise<string[]> {
   const rows = await db.selectFrom('host_nodes').select('name').where('version_id', '=', versionId).orderBy('name').execute()
   return rows.map((r) => r.name)
+}
+
+export type VersionWithPublisher = VersionRow & { publisher_id: string }
+
+/**
+ * One page of versions across nodes (or of one node), newest first, with their node's publisher; versions of
+ * deleted nodes never, of banned ones on request. Shaped for large stores: the page and the count read the
+ * status index, and the nodes left out are probed as a set (or counted from their side), never joined per row.
+ */
+export async function pageVersions(
+  db: Store,
+  q: { nodeId?: string; statuses: readonly VersionStatus[]; includeBannedNodes: boolean; offset: number; limit: number },
+): Promise<{ rows: VersionWithPublisher[]; total: number }> {
+  const statuses = q.statuses.length ? q.statuses : ['__none__' as VersionStatus]
+  const shown: NodeRow['status'][] = q.includeBannedNodes ? ['active', 'banned'] : ['active']
+  let node: Pick<NodeRow, 'id' | 'status'> | undefined
+  if (q.nodeId !== undefined) {
+    node = await db.selectFrom('nodes').select(['id', 'status']).where('normalized_id', '=', q.nodeId.toLowerCase()).executeTakeFirst()
+    if (!node || !shown.includes(node.status)) return { rows: [], total: 0 }
+  }
+  const hiddenStatuses: NodeRow['status'][] = q.includeBannedNodes ? ['deleted'] : ['banned', 'deleted']
+  const hidden = notActive(db).select('n.id').where('n.status', 'in', hiddenStatuses)
+  let base = db.selectFrom('node_versions').where('status', 'in', statuses)
+  base = node ? base.where('node_id', '=', node.id) : base.where('node_id', 'not in', hidden)
+  const page = await base.selectAll().orderBy('created_at', 'desc').orderBy('id').offset(q.offset).limit(q.limit).execute()
+  const publishers = new Map(
+    (
+      await db
+        .selectFrom('nodes')
+        .select(['id', 'publisher_id'])
+        .where('id', 'in', page.length ? [...new Set(page.map((v) => v.node_id))] : [''])
+        .execute()
+    ).map((n) => [n.id, n.publisher_id]),
+  )
+  return {
+    rows: page.map((v) => ({ ...v, publisher_id: publishers.get(v.node_id)! })),
+    total: await countVersions(db, statuses, hiddenStatuses, node),
+  }
+}
+
+/** Nodes that are not active, through the partial index of exactly them (its condition must appear as written). */
+const notActive = (db: Store) => db.selectFrom('nodes as n').where('n.status', '!=', 'active')
+
+async function countVersions(db: Store, statuses: readonly VersionStatus[], hidden: NodeRow['status'][], node?: Pick<NodeRow, 'id'>) {
+  const count = (eb: ExpressionBuilder<DB, 'node_versions'>) => eb.fn.countAll<number>().as('n')
+  if (node) {
+    const row = await db
+      .selectFrom('node_versions')
+      .select(count)
+      .where('node_id', '=', node.id)
+      .where('status', 'in', statuses)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+  const all = await db.selectFrom('node_versions').select(count).where('status', 'in', statuses).executeTakeFirstOrThrow()
+  if (!Number(all.n)) return 0
+  // Versions of the nodes left out, counted node by node (few nodes are banned or deleted; both lookups are by index).
+  const left = await notActive(db)
+    .where('n.status', 'in', hidden)
+    .select((eb) =>
+      eb.fn
+        .sum<number | null>(
+          eb
+            .selectFrom('node_versions as v')
+            .whereRef('v.node_id', '=', 'n.id')
+            .where('v.status', 'in', statuses)
+            .select((e) => e.fn.countAll<number>().as('c')),
+        )
+        .as('n'),
+    )
+    .executeTakeFirstOrThrow()
+  return Number(all.n) - Number(left.n ?? 0)
 }

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 
 import { feedPosition } from '../../src/store/changes'
-import { CALLERS, makeWorld, type Caller, type World } from '../support/permission-world'
+import { CALLERS, disposeWorlds, makeWorld, type Caller, type World } from '../support/permission-world'
 import { nodeStartBody } from '../support/video-node'
 import { startFakeProvider, type FakeProvider } from '../support/video-provider'
 
@@ -17,11 +17,44 @@ interface Route {
   expect: Record<Caller, string>
   /** The same request to a registry started with --read-only: refused, or answered as usual (reads). */
   readOnly: Record<Caller, string> | 'as usual'
+  /** What a success cell shows besides its status (for reads whose answer depends on the caller). */
+  show?(body: any): string
 }
 
 const NO_USER = { anonymous: '401 unauthorized', garbage: '401 unauthorized' }
 const BANNED_USER = '403 user_banned'
 const DENIED = '403 permission_denied'
+
+/** Writes of a publisher's owners and members. */
+const MEMBERS = (ok: string): Record<Caller, string> => ({
+  ...NO_USER,
+  user: DENIED,
+  member: ok,
+  owner: ok,
+  otherOwner: DENIED,
+  admin: ok,
+  bannedUser: BANNED_USER,
+  memberOfBanned: '403 publisher_banned',
+})
+
+/** Writes of a publisher's owners. */
+const OWNERS = (ok: string): Record<Caller, string> => ({ ...MEMBERS(ok), member: DENIED })
+
+/** Moderation: admins only. */
+const NOT_ADMIN = '403 not_admin'
+const ADMINS = (ok: string): Record<Caller, string> => ({
+  ...NO_USER,
+  user: NOT_ADMIN,
+  member: NOT_ADMIN,
+  owner: NOT_ADMIN,
+  otherOwner: NOT_ADMIN,
+  admin: ok,
+  bannedUser: BANNED_USER,
+  memberOfBanned: NOT_ADMIN,
+})
+
+const CAN_EDIT = '200 canEdit=true'
+const CANNOT_EDIT = '200 canEdit=false'
 
 /** A flagged version's archive: to the publisher's members and admins (active accounts) only. */
 const FLAGGED = '403 version_flagged'
@@ -184,6 +217,118 @@ const ROUTES: Route[] = [
     readOnly: READ_ONLY,
   },
   {
+    name: 'POST /publishers/{p}/nodes',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/nodes`, body: { id: `made-by-${c}` } }),
+    expect: MEMBERS('201'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'PUT /publishers/{p}/nodes/{n}',
+    request: (w, c) => ({ method: 'PUT', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}`, body: { description: 'edited' } }),
+    expect: MEMBERS('200'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'DELETE /publishers/{p}/nodes/{n}',
+    request: (w, c) => ({ method: 'DELETE', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}` }),
+    expect: MEMBERS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'DELETE /publishers/{p}/nodes/{n}/versions/{id}',
+    request: (w, c) => ({ method: 'DELETE', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/versions/${w.versionIdOf(c)}` }),
+    expect: MEMBERS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'DELETE /publishers/{p} (no nodes left)',
+    request: (w, c) => ({ method: 'DELETE', path: `/publishers/${w.emptyPublisherOf(c)}` }),
+    expect: OWNERS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'POST /publishers/{p}/nodes/{n}/claim-my-node',
+    request: (w, c) => ({
+      method: 'POST',
+      path: `/publishers/${w.publisherOf(c)}/nodes/free/claim-my-node`,
+      body: { REPOHOST_TOKEN: 'gh-token' },
+    }),
+    expect: OWNERS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'GET /publishers/{p}/permissions',
+    request: (w, c) => ({ method: 'GET', path: `/publishers/${w.publisherOf(c)}/permissions` }),
+    show: (body) => `canEdit=${body.canEdit}`,
+    expect: {
+      ...NO_USER,
+      user: CANNOT_EDIT,
+      member: CANNOT_EDIT,
+      owner: CAN_EDIT,
+      otherOwner: CANNOT_EDIT,
+      admin: CAN_EDIT,
+      bannedUser: CANNOT_EDIT,
+      memberOfBanned: CANNOT_EDIT,
+    },
+    readOnly: 'as usual',
+  },
+  {
+    name: 'GET /publishers/{p}/nodes/{n}/permissions',
+    request: (w, c) => ({ method: 'GET', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/permissions` }),
+    show: (body) => `canEdit=${body.canEdit}`,
+    expect: {
+      ...NO_USER,
+      user: CANNOT_EDIT,
+      member: CAN_EDIT,
+      owner: CAN_EDIT,
+      otherOwner: CANNOT_EDIT,
+      admin: CAN_EDIT,
+      bannedUser: CANNOT_EDIT,
+      memberOfBanned: CANNOT_EDIT,
+    },
+    readOnly: 'as usual',
+  },
+  {
+    name: 'POST /publishers/{p}/nodes/{n}/ban',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/ban` }),
+    expect: ADMINS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'POST /publishers/{p}/nodes/{n}/unban',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/nodes/${w.nodeOf(c)}/unban` }),
+    expect: ADMINS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'POST /publishers/{p}/ban',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/ban` }),
+    expect: ADMINS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'POST /publishers/{p}/unban',
+    request: (w, c) => ({ method: 'POST', path: `/publishers/${w.publisherOf(c)}/unban` }),
+    expect: ADMINS('204'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'PUT /admin/nodes/{n}/versions/{v}',
+    request: (w, c) => ({
+      method: 'PUT',
+      path: `/admin/nodes/${w.nodeOf(c)}/versions/1.0.0`,
+      body: { status: 'NodeVersionStatusBanned', status_reason: 'malware' },
+    }),
+    expect: ADMINS('200'),
+    readOnly: READ_ONLY,
+  },
+  {
+    name: 'GET /admin/audit',
+    request: () => ({ method: 'GET', path: '/admin/audit' }),
+    expect: ADMINS('200'),
+    readOnly: 'as usual',
+  },
+  {
     name: 'GET the archive of a flagged version',
     request: () => ({ method: 'GET', path: '/archives/acme/pack/1.1.0/node.zip' }),
     expect: FLAGGED_ARCHIVE,
@@ -228,9 +373,16 @@ const ROUTES: Route[] = [
   },
 ]
 
+/** A cell as the tables write it: the status, and the error code (or the proxy's message) or what `show` shows. */
+function cell(route: Route, res: { status: number; body: any }): string {
+  if (res.status >= 300) return `${res.status} ${res.body?.error ?? res.body?.message}`
+  return route.show ? `${res.status} ${route.show(res.body)}` : String(res.status)
+}
+
 let provider: FakeProvider
 beforeAll(async () => (provider = await startFakeProvider()))
 afterAll(() => provider.stop())
+afterAll(disposeWorlds)
 
 let world: World | undefined
 afterEach(async () => {
@@ -246,8 +398,7 @@ describe('permission matrix', () => {
           world = await makeWorld(route.video ? { videoProvider: provider } : {})
           const { method, path, body } = route.request(world, caller)
           const res = await world.t.call(method, path, { token: world.token[caller], body })
-          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error ?? res.body?.message}`
-          expect(got).toBe(route.expect[caller])
+          expect(cell(route, res)).toBe(route.expect[caller])
         })
       }
     })
@@ -271,8 +422,7 @@ describe('permission matrix of a read-only registry (--read-only)', () => {
         test(`${caller}: ${expected[caller]}`, async () => {
           const { method, path, body } = route.request(shared, caller)
           const res = await shared.t.call(method, path, { token: shared.token[caller], body })
-          const got = res.status < 300 ? String(res.status) : `${res.status} ${res.body?.error ?? res.body?.message}`
-          expect(got).toBe(expected[caller])
+          expect(cell(route, res)).toBe(expected[caller])
         })
       }
       test('nothing changed', async () => expect((await feedPosition(shared.t.deps.db)).lastSerial).toBe(serial))

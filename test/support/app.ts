@@ -17,6 +17,11 @@ import { createRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
+import type { Database } from 'bun:sqlite'
+import { createDiskBlobStore } from '../../src/blobs/disk'
+import { storeOn } from '../../src/store/db'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
+import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
 import { testBlobStore, testStore } from './backends'
 
@@ -37,12 +42,25 @@ export interface TestApp {
   ): Promise<{ status: number; body: any; headers: Headers }>
 }
 
-/** `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). */
+/**
+ * `engine: 'store'` answers lists from SQL alone (what the server does while the index warms). `dir` is a data
+ * directory to use (and remove on cleanup) instead of a fresh one; `sqlite` a prepared database (say, a
+ * deserialized copy of a registry) instead of a new one in memory.
+ */
 export async function makeTestApp(
-  overrides: { settings?: Partial<RegistrySettings>; deps?: Partial<Deps>; engine?: 'index' | 'store' } = {},
+  overrides: {
+    settings?: Partial<RegistrySettings>
+    deps?: Partial<Deps>
+    engine?: 'index' | 'store'
+    dir?: string
+    sqlite?: Database
+    /** SQLite and disk, whatever backends the run tests (the permission matrix: its copies are SQLite files). */
+    local?: boolean
+  } = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const store = await testStore()
+  const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
+  const local = overrides.local || overrides.sqlite !== undefined
+  const store = overrides.sqlite ? await localStore(overrides.sqlite) : await testStore({ local })
   const db = store.db
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
@@ -54,7 +72,7 @@ export async function makeTestApp(
   registerSearchMetrics(metrics.registry, search)
   const deps: Deps = {
     db,
-    blobs: testBlobStore(dir),
+    blobs: local ? createDiskBlobStore(dir) : testBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
     nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
@@ -63,6 +81,8 @@ export async function makeTestApp(
     now: () => new Date(clock.now),
     reviewLimiter: createRateLimiter(30, 600_000),
     video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
+    // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
+    repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     settings: {
       publicUrl: PUBLIC_URL,
       maxUploadBytes: 5 * 1024 * 1024,
@@ -76,6 +96,8 @@ export async function makeTestApp(
       readOnly: false,
 
       metrics: true,
+
+      unclaimedPublisherId: DEFAULT_UNCLAIMED_PUBLISHER_ID,
       ...overrides.settings,
     },
     ...overrides.deps,
@@ -116,6 +138,11 @@ export async function storedBlobs(t: TestApp): Promise<string[]> {
   const out: string[] = []
   for await (const sha of t.deps.blobs.list()) out.push(sha)
   return out.sort()
+}
+
+async function localStore(sqlite: Database) {
+  const db = await storeOn(sqlite)
+  return { db, close: () => db.destroy() }
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {

@@ -60,8 +60,8 @@ export async function testSchema(): Promise<{ url: string; schema: string; drop(
 }
 
 /** A migrated store on the test's backend, and how to close and remove it. */
-export async function testStore(): Promise<{ db: Store; location: string; close(): Promise<void> }> {
-  if (!TEST_DATABASE) {
+export async function testStore(opts: { local?: boolean } = {}): Promise<{ db: Store; location: string; close(): Promise<void> }> {
+  if (!TEST_DATABASE || opts.local) {
     const db = await openStore(':memory:')
     return { db, location: ':memory:', close: () => db.destroy() }
   }

@@ -24,6 +24,8 @@ export interface Server {
   url: string
   proc: ReturnType<typeof Bun.spawn>
   stop(): Promise<number>
+  /** The end of its log (stderr) so far; all of it once stop() has resolved. */
+  log(): string
 }
 
 /**
@@ -54,8 +56,11 @@ export async function startServer(data: string, ...args: string[]): Promise<Serv
     proc,
     async stop() {
       proc.kill('SIGTERM')
-      return proc.exited
+      const code = await proc.exited
+      await logDone
+      return code
     },
+    log: () => log,
   }
 }
 

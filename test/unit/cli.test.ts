@@ -219,3 +219,62 @@ describe('runCli', () => {
     expect(await serial()).toEqual(first)
   })
 })
+
+describe('users promote|demote|ban|unban and audit', () => {
+  test('each change prints the account as it now is, is audited as done from the command line, and is a no-op when already so', async () => {
+    const data = tmp()
+    const run = async (...argv: string[]) => {
+      const r = io()
+      const code = await runCli([...argv, '--data', data], r.io)
+      return { code, out: r.out, err: r.err }
+    }
+    await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice')
+    expect(await run('users', 'promote', '--id', 'alice')).toEqual({ code: 0, out: ['alice: admin, active'], err: [] })
+    expect((await run('users', 'promote', '--id', 'alice')).out).toEqual(['alice: admin, active'])
+    expect((await run('users', 'ban', '--id', 'alice')).out).toEqual(['alice: admin, banned'])
+    expect((await run('users', 'unban', '--id', 'alice')).out).toEqual(['alice: admin, active'])
+    expect((await run('users', 'demote', '--id', 'alice')).out).toEqual(['alice: not admin, active'])
+    expect(await run('users', 'ban', '--id', 'ghost')).toEqual({ code: 1, out: [], err: ['user "ghost" not found'] })
+    expect((await run('users', 'ban')).code).toBe(2)
+
+    const json = await run('audit', '--json')
+    expect(json.code).toBe(0)
+    const entries = json.out.map((line) => JSON.parse(line))
+    expect(entries.map((e) => e.action)).toEqual([
+      'user.demote',
+      'user.unban',
+      'user.ban',
+      'user.promote',
+      'access_token.create',
+      'user.create',
+    ])
+    expect(entries[0]).toMatchObject({
+      actor_id: null,
+      actor_address: 'cli',
+      target_kind: 'user',
+      target_id: 'alice',
+      before: { admin: true, status: 'active' },
+      after: { admin: false, status: 'active' },
+    })
+    const text = await run('audit', '--limit', '1')
+    expect(text.out).toHaveLength(1)
+    expect(text.out[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z  -@cli  user\.demote  user:alice  \{"admin":true,"status":"active"\} -> \{"admin":false,"status":"active"\}$/,
+    )
+    expect((await run('audit', '--since', '2999-01-01')).out).toEqual([])
+    expect((await run('audit', '--since', 'soon')).code).toBe(2)
+    expect((await run('audit', '--limit', '0')).code).toBe(2)
+  })
+
+  test('help for users and audit', async () => {
+    for (const argv of [
+      ['users', 'promote', '--help'],
+      ['audit', '--help'],
+      ['help', 'audit'],
+    ]) {
+      const h = io()
+      expect(await runCli(argv, h.io)).toBe(0)
+      expect(h.out.join('\n')).toContain('Usage:')
+    }
+  })
+})

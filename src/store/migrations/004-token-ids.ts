@@ -1,5 +1,5 @@
 /**
- * Schema version 7: access tokens get an id (to list and revoke them by), the first characters shown masked,
+ * Schema version 4: access tokens get an id (to list and revoke them by), the first characters shown masked,
  * an optional expiry, the time of last use, and revocation. The table is rebuilt (SQLite cannot add a key
  * to a table); existing tokens keep working and get new ids.
  */

@@ -3,6 +3,7 @@ import * as baseline from './001-baseline'
 import * as changeFeed from './002-change-feed'
 import * as videoProxy from './003-video-proxy'
 import * as tokenIds from './004-token-ids'
+import * as moderation from './005-moderation'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -10,6 +11,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'change feed, audit log, upload claims', up: changeFeed.up },
   { version: 3, name: 'video tasks and staged images', up: videoProxy.up },
   { version: 4, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
+  { version: 5, name: 'publisher bans and deleted publishers', up: moderation.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version

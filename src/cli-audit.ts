@@ -1,0 +1,35 @@
+/** `registry-mirror audit`: the audit log, newest first, read from the store in the data directory. */
+import type { Io } from './io'
+import { readAudit, type AuditEntry } from './services/audit'
+import { parse, UsageError, withDeps, type Flags } from './cli-credentials'
+
+export const AUDIT_HELP = `Usage: registry-mirror audit [--since TIME] [--limit N] [--json] [--data DIR]
+
+Prints the audit log newest first: claims, bans, unbans, status changes, deletions, publishers,
+members and tokens created or deleted, and user changes, each with who did it and from where.
+--since TIME   only entries at or after TIME (RFC 3339, e.g. 2026-01-02 or 2026-01-02T03:04:05Z)
+--limit N      at most N entries (default 50, at most 1000)
+--json         one JSON object per line, as GET /admin/audit lists them`
+
+function auditLine(e: AuditEntry): string {
+  const actor = `${e.actor_id ?? '-'}${e.actor_address ? `@${e.actor_address}` : ''}`
+  const change = [e.before === null ? '' : JSON.stringify(e.before), e.after === null ? '' : JSON.stringify(e.after)]
+  const detail = change[0] && change[1] ? `${change[0]} -> ${change[1]}` : change[0] || change[1]
+  return [e.at, actor, e.action, `${e.target_kind}:${e.target_id}`, detail].filter(Boolean).join('  ')
+}
+
+export async function auditCommand(argv: string[], io: Io, dataDir: (flags: Flags) => string): Promise<number> {
+  const { flags } = parse(argv, ['since', 'limit'], ['json'])
+  if (flags.help) return (io.out(AUDIT_HELP), 0)
+  const since = flags.since as string | undefined
+  if (since !== undefined && Number.isNaN(Date.parse(since))) throw new UsageError(`--since: expected an RFC 3339 time (got "${since}")`)
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit)
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+    throw new UsageError(`--limit: expected a whole number from 1 to 1000 (got "${flags.limit}")`)
+  }
+  const page = await withDeps(dataDir(flags), ({ db }) =>
+    readAudit(db, { since: since === undefined ? undefined : new Date(since).toISOString(), limit }),
+  )
+  for (const entry of page.entries) io.out(flags.json ? JSON.stringify(entry) : auditLine(entry))
+  return 0
+}
