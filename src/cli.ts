@@ -9,6 +9,7 @@ import type { Io } from './io'
 import { serve } from './serve'
 import { prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -67,8 +68,11 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
   return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags
 }
 
-function dataDir(flags: Flags, io: Io): string {
-  return prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default)
+/** Where a command's store is: --database (a PostgreSQL URL), else registry.db in the data directory. */
+function storeOf(flags: Flags, io: Io): string {
+  const database = (flags.database as string | undefined) ?? io.env[envName('database')]
+  if (database) return database
+  return join(prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default), 'registry.db')
 }
 
 function fixtureCommand(argv: string[], io: Io): number {
@@ -113,11 +117,11 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
-      const code = await credentialsCommand(command, sub, rest, io, (flags) => dataDir(flags, io))
+      const code = await credentialsCommand(command, sub, rest, io, (flags) => storeOf(flags, io))
       if (code !== undefined) return code
     }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
-    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => dataDir(flags, io))
+    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

@@ -24,9 +24,65 @@ const httpUrl = v.pipe(
   v.transform((s) => s.replace(/\/+$/, '')),
 )
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
+const postgresUrl = v.pipe(
+  v.string(),
+  v.regex(/^postgres(ql)?:\/\/[^/?#]+\/[^/?#]+/i, 'expected postgres://USER:PASSWORD@HOST:PORT/DATABASE'),
+  v.check((s) => URL.canParse(s), 'expected postgres://USER:PASSWORD@HOST:PORT/DATABASE'),
+)
+const s3Url = v.pipe(
+  v.string(),
+  v.regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/, 'expected s3://BUCKET or s3://BUCKET/PREFIX (a valid bucket name)'),
+)
 
 export const SETTINGS = {
-  data: { schema: text, default: './data', help: 'directory of the store, archives and signing key' },
+  data: {
+    schema: text,
+    default: './data',
+    help: 'directory of the store, archives and signing key (with --database and --storage: upload staging only)',
+  },
+  database: {
+    schema: postgresUrl,
+    default: undefined,
+    secret: true,
+    help: 'PostgreSQL database for several instances that serve one registry (postgres://USER:PASSWORD@HOST:PORT/DB); unset: SQLite in the data directory',
+  },
+  storage: {
+    schema: s3Url,
+    default: undefined,
+    help: 'S3-compatible object storage for archives (s3://BUCKET/PREFIX); unset: the data directory',
+  },
+  's3-endpoint': {
+    schema: httpUrl,
+    default: undefined,
+    env: ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'],
+    help: 'endpoint of the object storage (unset: AWS for the region)',
+  },
+  's3-region': {
+    schema: text,
+    default: undefined,
+    env: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
+    help: 'region of the bucket (unset: us-east-1)',
+  },
+  's3-access-key-id': { schema: text, default: undefined, env: ['AWS_ACCESS_KEY_ID'], help: 'access key id for the object storage' },
+  's3-secret-access-key': {
+    schema: text,
+    default: undefined,
+    secret: true,
+    env: ['AWS_SECRET_ACCESS_KEY'],
+    help: 'secret access key for the object storage; prefer the environment (flags show in process listings)',
+  },
+  's3-session-token': {
+    schema: text,
+    default: undefined,
+    secret: true,
+    env: ['AWS_SESSION_TOKEN'],
+    help: 'session token of temporary credentials',
+  },
+  'presigned-downloads': {
+    schema: bool,
+    default: 'false',
+    help: 'answer archive downloads with a redirect to a presigned URL of the object storage, valid 5 minutes (needs --storage)',
+  },
   host: { schema: text, default: '127.0.0.1', help: 'address to listen on' },
   port: { schema: int(0, 65535), default: '8080', help: 'port to listen on; 0 picks a free one' },
   'public-url': { schema: httpUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
@@ -109,7 +165,9 @@ export function loadConfig(input: {
   const problems: string[] = []
   for (const [name, setting] of Object.entries(SETTINGS)) {
     const fromFlag = input.flags[name]
-    const raw = fromFlag ?? input.env[envName(name)] ?? setting.default
+    // The usual variables of object storage clients (AWS_REGION, ...) count when ours are unset.
+    const alias = 'env' in setting ? setting.env.map((n) => input.env[n]).find((x) => x !== undefined) : undefined
+    const raw = fromFlag ?? input.env[envName(name)] ?? alias ?? setting.default
     if (raw === undefined) continue
     const result = v.safeParse(setting.schema as v.GenericSchema<string, unknown>, raw)
     if (result.success) out[name] = result.output
@@ -120,6 +178,9 @@ export function loadConfig(input: {
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
   if (!problems.length) problems.push(...videoProviderProblems(out, input))
+  if (out['presigned-downloads'] === true && out.storage === undefined) {
+    problems.push(`${sourceOf('presigned-downloads', input.flags)}: presigned downloads need object storage (--storage s3://...)`)
+  }
   if (problems.length) return { config: undefined, problems }
   return { config: Object.freeze(out) as Config, problems: [] }
 }

@@ -12,7 +12,13 @@ const specs = {
     summary: 'Readiness: database, storage and search index (503 when not ready)',
     tag: 'operations',
     auth: 'public',
-    response: v.object({ status: v.picklist(['ready', 'not_ready']), database: v.string(), storage: v.string(), search: v.unknown() }),
+    response: v.object({
+      status: v.picklist(['ready', 'not_ready']),
+      database: v.string(),
+      storage: v.string(),
+      search: v.unknown(),
+      backends: v.unknown(),
+    }),
   }),
   metrics: route({
     summary: 'Metrics in the Prometheus text format (see the README for the list)',

@@ -10,6 +10,7 @@ import type { VideoProvider } from '../upstream/video-provider'
 import type { RepoHost } from '../upstream/repohost'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
+import type { StoreFollower } from './store-follower'
 
 export interface RegistrySettings {
   /** Base of every absolute URL handed out, without a trailing slash. */
@@ -41,6 +42,8 @@ export interface VideoSettings {
 
 export interface Deps {
   db: Store
+  /** Where this process follows the change feed (serve sets it; /ready reports the index lag from it). */
+  feed?: Pick<StoreFollower, 'applied'>
   blobs: BlobStore
   signer: UrlSigner
   search: NodeSearch

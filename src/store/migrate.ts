@@ -87,3 +87,6 @@ export async function migrate(store: Kysely<any>, dialect: Dialect, now = new Da
     }
   })
 }
+
+/** The schema version the store holds now (for /ready: a store another executable moved on is not this one's). */
+export const schemaVersion = (db: Kysely<any>, dialect: Dialect): Promise<number> => RECORDS[dialect].read(db)

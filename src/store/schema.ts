@@ -199,6 +199,18 @@ export interface StagedImageTable {
   uploaded_at: string | null
 }
 
+export interface RegistrySecretTable {
+  name: string
+  value: string
+  created_at: string
+}
+
+export interface RateLimitTable {
+  key: string
+  window_started_at: string
+  count: number
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -216,6 +228,8 @@ export interface DB {
   upload_claims: UploadClaimTable
   video_tasks: VideoTaskTable
   staged_images: StagedImageTable
+  registry_secrets: RegistrySecretTable
+  rate_limits: RateLimitTable
 }
 
 export type UserRow = Selectable<UserTable>

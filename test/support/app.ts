@@ -13,13 +13,13 @@ import { createMetrics } from '../../src/metrics'
 import { registerSearchMetrics } from '../../src/search/metrics'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
-import { createRateLimiter } from '../../src/services/rate-limit'
+import { createRateLimiter, createSharedRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import type { Database } from 'bun:sqlite'
 import { createDiskBlobStore } from '../../src/blobs/disk'
-import { storeOn } from '../../src/store/db'
+import { dialectOf, storeOn } from '../../src/store/db'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
@@ -62,6 +62,8 @@ export async function makeTestApp(
   const local = overrides.local || overrides.sqlite !== undefined
   const store = overrides.sqlite ? await localStore(overrides.sqlite) : await testStore({ local })
   const db = store.db
+  const limiter = (name: string, limit: number, windowMs: number) =>
+    dialectOf(db) === 'postgres' ? createSharedRateLimiter(db, name, limit, windowMs) : createRateLimiter(limit, windowMs)
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
@@ -79,8 +81,9 @@ export async function makeTestApp(
     log,
     metrics,
     now: () => new Date(clock.now),
-    reviewLimiter: createRateLimiter(30, 600_000),
-    video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
+    // On PostgreSQL, the limits several instances share, as serve makes them there.
+    reviewLimiter: limiter('review', 30, 600_000),
+    video: { startLimiter: limiter('video-start', 10, 60_000), stageLimiter: limiter('video-stage', 20, 60_000) },
     // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
     repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     settings: {
