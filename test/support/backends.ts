@@ -91,3 +91,39 @@ async function prepareSchema() {
 export function testBlobStore(dir: string): BlobStore {
   return TEST_STORAGE ? createS3BlobStore(testS3Settings(), createDiskBlobStore(dir)) : createDiskBlobStore(dir)
 }
+
+const backendEnvs = new Map<string, Record<string, string>>()
+
+/**
+ * The environment that points a registry-mirror process at the test backends, one schema and bucket prefix per
+ * `key` (a data directory: a server restarted on it finds its registry again); empty on SQLite and disk. Made
+ * synchronously (a short child process makes the schema), as the tests' command runs are.
+ */
+export function backendEnv(key: string): Record<string, string> {
+  if (!TEST_DATABASE && !TEST_STORAGE) return {}
+  const known = backendEnvs.get(key)
+  if (known) return known
+  const env: Record<string, string> = {}
+  const name = `e_${newId().replace(/-/g, '')}`
+  if (TEST_DATABASE) {
+    const made = Bun.spawnSync([
+      process.execPath,
+      '-e',
+      `import { SQL } from 'bun'; const s = new SQL(${JSON.stringify(TEST_DATABASE)}); await s.unsafe('create schema ${name}'); await s.close()`,
+    ])
+    if (made.exitCode !== 0) throw new Error(`cannot make a test schema: ${made.stderr.toString()}`)
+    const url = new URL(TEST_DATABASE)
+    url.searchParams.set('options', `-c search_path=${name}`)
+    env.REGISTRY_MIRROR_DATABASE = url.toString()
+  }
+  if (TEST_STORAGE) {
+    const s = testS3Settings(name)
+    env.REGISTRY_MIRROR_STORAGE = s.url
+    if (s.endpoint) env.REGISTRY_MIRROR_S3_ENDPOINT = s.endpoint
+    env.REGISTRY_MIRROR_S3_REGION = s.region!
+    env.AWS_ACCESS_KEY_ID = s.accessKeyId!
+    env.AWS_SECRET_ACCESS_KEY = s.secretAccessKey!
+  }
+  backendEnvs.set(key, env)
+  return env
+}

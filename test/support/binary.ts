@@ -1,6 +1,10 @@
-/** The compiled executable for end-to-end tests: built once if REGISTRY_MIRROR_BIN is not given, started on a free port. */
+/**
+ * The compiled executable for end-to-end tests: built once if REGISTRY_MIRROR_BIN is not given, started on a free port,
+ * on the test backends of the run (support/backends.ts: a schema and a bucket prefix per data directory).
+ */
 import { expect } from 'bun:test'
 import { resolve } from 'node:path'
+import { backendEnv } from './backends'
 
 export const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 
@@ -33,7 +37,11 @@ export interface Server {
  * is read all along, so a busy server never blocks on a full pipe, and its end is kept for the error of a failed start.
  */
 export async function startServer(data: string, ...args: string[]): Promise<Server> {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...backendEnv(data) },
+  })
   let log = ''
   const logDone = (async () => {
     for await (const chunk of proc.stderr) log = (log + new TextDecoder().decode(chunk)).slice(-16_384)
@@ -66,6 +74,6 @@ export async function startServer(data: string, ...args: string[]): Promise<Serv
 
 /** A command of the executable on this data directory. */
 export function cli(data: string, ...args: string[]) {
-  const res = Bun.spawnSync([BIN, ...args, '--data', data])
+  const res = Bun.spawnSync([BIN, ...args, '--data', data], { env: { ...process.env, ...backendEnv(data) } })
   return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
 }
