@@ -36,11 +36,16 @@ export interface Server {
  * `serve --port 0` on 127.0.0.1 with this data directory; resolves once it prints where it listens. Its log (stderr)
  * is read all along, so a busy server never blocks on a full pipe, and its end is kept for the error of a failed start.
  */
-export async function startServer(data: string, ...args: string[]): Promise<Server> {
+export function startServer(data: string, ...args: string[]): Promise<Server> {
+  return startServerOn(data, data, ...args)
+}
+
+/** As startServer, on the test backends named by `backendKey` (several instances of one registry share one). */
+export async function startServerOn(data: string, backendKey: string, ...args: string[]): Promise<Server> {
   const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], {
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { ...process.env, ...backendEnv(data) },
+    env: { ...process.env, ...backendEnv(backendKey) },
   })
   let log = ''
   const logDone = (async () => {
