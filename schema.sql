@@ -104,7 +104,9 @@ CREATE TABLE nodes (
   created_at                        TEXT NOT NULL,
   updated_at                        TEXT NOT NULL,
   -- 1 when the node is banned because its publisher was; a publisher unban restores exactly these
-  banned_with_publisher             INTEGER NOT NULL DEFAULT 0
+  banned_with_publisher             INTEGER NOT NULL DEFAULT 0,
+  -- the upstream's rating of a mirrored node (it sends the mean, not the reviews); null for local nodes
+  mirrored_rating                   DOUBLE PRECISION
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
@@ -229,6 +231,51 @@ CREATE TABLE staged_images (
 );
 CREATE INDEX staged_images_created_at ON staged_images(created_at);
 CREATE INDEX staged_images_sha256 ON staged_images(sha256);
+
+-- The upstreams this registry mirrors: an upstream's base URL, or bundle:<instance id> for imported bundles.
+CREATE TABLE mirror_sources (
+  id                   TEXT PRIMARY KEY,
+  kind                 TEXT NOT NULL CHECK (kind IN ('feed', 'public', 'bundle')),
+  upstream_instance    TEXT NOT NULL DEFAULT '',
+  -- feeds and bundles: the last serial applied; the public registry: when the last completed pass started
+  cursor_serial        INTEGER NOT NULL DEFAULT 0,
+  cursor_time          TEXT NOT NULL DEFAULT '',
+  archives             TEXT NOT NULL DEFAULT 'none' CHECK (archives IN ('none', 'eager', 'lazy')),
+  runs_since_full      INTEGER NOT NULL DEFAULT 0,
+  full_pass_started_at TEXT,
+  last_attempt_at      TEXT,
+  last_success_at      TEXT,
+  last_error           TEXT NOT NULL DEFAULT '',
+  last_summary_json    TEXT NOT NULL DEFAULT '{}',
+  created_at           TEXT NOT NULL
+);
+
+-- Where each mirrored publisher, node and version came from; entities without a row are local.
+CREATE TABLE mirror_origins (
+  kind           TEXT NOT NULL CHECK (kind IN ('publisher', 'node', 'version')),
+  entity_id      TEXT NOT NULL,
+  source_id      TEXT NOT NULL REFERENCES mirror_sources(id),
+  -- what the upstream said last: a row that differs was changed here (moderation, a claim) and keeps it
+  applied_status TEXT NOT NULL DEFAULT '',
+  applied_owner  TEXT NOT NULL DEFAULT '',
+  synced_at      TEXT NOT NULL,
+  checked_at     TEXT NOT NULL,
+  host_nodes_at  TEXT,
+  CONSTRAINT mirror_origins_pk PRIMARY KEY (kind, entity_id)
+);
+CREATE INDEX mirror_origins_source ON mirror_origins(source_id, kind, checked_at);
+
+-- Archives of mirrored versions upstream; the SHA-256 is pinned on first fetch and other bytes are refused.
+CREATE TABLE mirror_archives (
+  version_id TEXT PRIMARY KEY REFERENCES node_versions(id) ON DELETE CASCADE,
+  source_id  TEXT NOT NULL REFERENCES mirror_sources(id),
+  url        TEXT NOT NULL,
+  sha256     TEXT,
+  size_bytes INTEGER,
+  etag       TEXT,
+  problem    TEXT NOT NULL DEFAULT '',
+  problem_at TEXT
+);
 
 -- Secrets every instance of the registry shares (with PostgreSQL: the URL-signing key, made by the first to start).
 CREATE TABLE registry_secrets (

@@ -3,10 +3,12 @@ import { parseArgs } from 'node:util'
 import { envName, loadConfig, SETTINGS } from './config'
 import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
+import { EXPORT_HELP, exportCommand, IMPORT_HELP, importCommand } from './bundle-commands'
 import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
+import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,6 +31,9 @@ Commands:
   users promote|demote|ban|unban
                   make a user an admin or not; ban or unban an account
   audit           print the audit log, newest first
+  sync            copy an upstream registry into the data directory (--from URL)
+  export          write this registry (or its changes since a serial) to one file, for an air gap
+  import          apply a file written by export
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
@@ -111,6 +116,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
         audit: () => AUDIT_HELP,
+        sync: () => SYNC_HELP,
+        export: () => EXPORT_HELP,
+        import: () => IMPORT_HELP,
       }
       io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
@@ -121,7 +129,11 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       if (code !== undefined) return code
     }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
-    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => storeOf(flags, io))
+    const args = sub === undefined ? [] : [sub, ...rest]
+    if (command === 'sync') return await syncCommand(args, io)
+    if (command === 'export') return await exportCommand(args, io)
+    if (command === 'import') return await importCommand(args, io)
+    if (command === 'audit') return await auditCommand(args, io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

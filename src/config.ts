@@ -34,7 +34,38 @@ const s3Url = v.pipe(
   v.regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/, 'expected s3://BUCKET or s3://BUCKET/PREFIX (a valid bucket name)'),
 )
 
-export const SETTINGS = {
+const rate = v.pipe(
+  v.string(),
+  v.regex(/^\d+(\.\d+)?$/, 'expected a number of requests per second (0 for no limit)'),
+  v.transform(Number),
+  v.number(),
+)
+const archiveMode = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.transform((s) => (['true', 'eager', 'all'].includes(s) ? 'eager' : ['false', 'none'].includes(s) ? 'none' : s)),
+  v.picklist(['none', 'eager', 'lazy'], 'expected none, eager (all archives now) or lazy (each on its first download)'),
+)
+
+/** Settings of the upstream client, shared by `sync` and `serve --sync-from` (same environment variables). */
+const UPSTREAM_SETTINGS = {
+  'sync-concurrency': { schema: int(1, 64), default: '4', help: 'upstream requests in flight at once' },
+  'sync-rate': { schema: rate, default: '0', help: 'upstream requests per second at most; 0 for no limit' },
+  'sync-timeout': { schema: int(1, 3600), default: '30', help: 'seconds to wait for an upstream answer, or for each part of a body' },
+  'sync-retries': {
+    schema: int(0, 100),
+    default: '5',
+    help: 'retries of a failed upstream request (5xx, 429, timeouts, cut-off bodies), with backoff',
+  },
+  'sync-full-every': {
+    schema: int(1, 1_000_000),
+    default: '24',
+    help: 'every this many runs, a full pass (records deletions, checks archives)',
+  },
+} as const
+
+/** Where the registry's data is: the settings of every command that opens it (serve, sync, export, import). */
+const SETTINGS_BASE = {
   data: {
     schema: text,
     default: './data',
@@ -54,30 +85,34 @@ export const SETTINGS = {
   's3-endpoint': {
     schema: httpUrl,
     default: undefined,
-    env: ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'],
+    aliases: ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'],
     help: 'endpoint of the object storage (unset: AWS for the region)',
   },
   's3-region': {
     schema: text,
     default: undefined,
-    env: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
+    aliases: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
     help: 'region of the bucket (unset: us-east-1)',
   },
-  's3-access-key-id': { schema: text, default: undefined, env: ['AWS_ACCESS_KEY_ID'], help: 'access key id for the object storage' },
+  's3-access-key-id': { schema: text, default: undefined, aliases: ['AWS_ACCESS_KEY_ID'], help: 'access key id for the object storage' },
   's3-secret-access-key': {
     schema: text,
     default: undefined,
     secret: true,
-    env: ['AWS_SECRET_ACCESS_KEY'],
+    aliases: ['AWS_SECRET_ACCESS_KEY'],
     help: 'secret access key for the object storage; prefer the environment (flags show in process listings)',
   },
   's3-session-token': {
     schema: text,
     default: undefined,
     secret: true,
-    env: ['AWS_SESSION_TOKEN'],
+    aliases: ['AWS_SESSION_TOKEN'],
     help: 'session token of temporary credentials',
   },
+} as const
+
+export const SETTINGS = {
+  ...SETTINGS_BASE,
   'presigned-downloads': {
     schema: bool,
     default: 'false',
@@ -141,58 +176,125 @@ export const SETTINGS = {
     default: 'info',
     help: 'least severe log level written',
   },
+  'sync-from': {
+    schema: httpUrl,
+    default: undefined,
+    help: 'keep this registry in step with an upstream (another registry-mirror, or the public registry)',
+  },
+  'sync-every': { schema: int(1, 525_600), default: '60', help: 'minutes between syncs with --sync-from' },
+  'sync-archives': {
+    schema: archiveMode,
+    default: 'lazy',
+    help: 'archives with --sync-from: none, eager (all at each sync) or lazy (each on its first download)',
+  },
+  ...UPSTREAM_SETTINGS,
+} as const
+
+/** Settings of the `sync` command; each shares its environment variable with the matching `serve --sync-*` setting. */
+export const SYNC_SETTINGS = {
+  from: {
+    schema: httpUrl,
+    default: undefined,
+    env: 'sync-from',
+    help: 'the upstream: another registry-mirror, or the public registry (required)',
+  },
+  archives: {
+    schema: archiveMode,
+    default: 'none',
+    env: 'sync-archives',
+    help: 'none, eager (--archives: every active archive now) or lazy (each on its first download)',
+  },
+  full: {
+    schema: bool,
+    default: 'false',
+    env: 'sync-full',
+    help: 'a full pass now: records what the upstream deleted, checks stored archives against it',
+  },
+  ...SETTINGS_BASE,
+  concurrency: { ...UPSTREAM_SETTINGS['sync-concurrency'], env: 'sync-concurrency' },
+  rate: { ...UPSTREAM_SETTINGS['sync-rate'], env: 'sync-rate' },
+  timeout: { ...UPSTREAM_SETTINGS['sync-timeout'], env: 'sync-timeout' },
+  retries: { ...UPSTREAM_SETTINGS['sync-retries'], env: 'sync-retries' },
+  'full-every': { ...UPSTREAM_SETTINGS['sync-full-every'], env: 'sync-full-every' },
+  'log-level': {
+    schema: v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'),
+    default: 'error',
+    help: 'least severe log level written (stderr)',
+  },
 } as const
 
 export type SettingName = keyof typeof SETTINGS
-type Parsed<K extends SettingName> = v.InferOutput<(typeof SETTINGS)[K]['schema']>
-export type Config = { readonly [K in SettingName]: Parsed<K> | (undefined extends (typeof SETTINGS)[K]['default'] ? undefined : never) }
+
+interface Setting {
+  schema: v.GenericSchema<string, unknown>
+  default: string | undefined
+  help: string
+  /** The environment variable's name, when it is not the flag's. */
+  env?: string
+  /** A credential: never shown in a problem line. */
+  secret?: boolean
+  /** Other environment variables that give it when its own is unset (AWS_REGION for --s3-region, ...). */
+  aliases?: readonly string[]
+}
+type Table = Record<string, Setting>
+type Parsed<T extends Table, K extends keyof T> = v.InferOutput<T[K]['schema']>
+export type ConfigOf<T extends Table> = {
+  readonly [K in keyof T]: Parsed<T, K> | (undefined extends T[K]['default'] ? undefined : never)
+}
+export type Config = ConfigOf<typeof SETTINGS>
+export type SyncConfig = ConfigOf<typeof SYNC_SETTINGS>
+/** Where the data is: the store, the archives, the staging directory. */
+export type BackendConfig = ConfigOf<typeof SETTINGS_BASE>
+export const BACKEND_SETTINGS = SETTINGS_BASE
 
 export const envName = (name: string) => `REGISTRY_MIRROR_${name.toUpperCase().replace(/-/g, '_')}`
+export const settingEnv = (name: string, setting: object) => envName((setting as { env?: string }).env ?? name)
 
 /** Where a setting's value came from, as the problem lines name it. */
-const sourceOf = (name: string, flags: Record<string, string | undefined>) => (flags[name] !== undefined ? `--${name}` : envName(name))
+const sourceOf = (name: string, setting: object, flags: Record<string, string | undefined>) =>
+  flags[name] !== undefined ? `--${name}` : settingEnv(name, setting)
 
 /**
  * Flags win over the environment; returns the config or one line per problem. The provider key may come from a
  * file (`readFile`), so that it stays out of process listings; the config then holds the key itself.
  */
-export function loadConfig(input: {
-  flags: Record<string, string | undefined>
-  env: Record<string, string | undefined>
-  readFile?: (path: string) => string
-}): { config: Config; problems: [] } | { config: undefined; problems: string[] } {
+export function loadConfig<T extends Table = typeof SETTINGS>(
+  input: { flags: Record<string, string | undefined>; env: Record<string, string | undefined>; readFile?: (path: string) => string },
+  table: T = SETTINGS as unknown as T,
+): { config: ConfigOf<T>; problems: [] } | { config: undefined; problems: string[] } {
   const out: Record<string, unknown> = {}
   const problems: string[] = []
-  for (const [name, setting] of Object.entries(SETTINGS)) {
-    const fromFlag = input.flags[name]
+  for (const [name, setting] of Object.entries(table)) {
     // The usual variables of object storage clients (AWS_REGION, ...) count when ours are unset.
-    const alias = 'env' in setting ? setting.env.map((n) => input.env[n]).find((x) => x !== undefined) : undefined
-    const raw = fromFlag ?? input.env[envName(name)] ?? alias ?? setting.default
+    const alias = setting.aliases?.map((n) => input.env[n]).find((x) => x !== undefined)
+    const raw = input.flags[name] ?? input.env[settingEnv(name, setting)] ?? alias ?? setting.default
     if (raw === undefined) continue
-    const result = v.safeParse(setting.schema as v.GenericSchema<string, unknown>, raw)
+    const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
     else {
       const shown = 'secret' in setting ? '***' : raw
-      problems.push(`${sourceOf(name, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
+      problems.push(`${sourceOf(name, setting, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
-  if (!problems.length) problems.push(...videoProviderProblems(out, input))
+  if (!problems.length && table === (SETTINGS as unknown)) problems.push(...videoProviderProblems(out, input))
   if (out['presigned-downloads'] === true && out.storage === undefined) {
-    problems.push(`${sourceOf('presigned-downloads', input.flags)}: presigned downloads need object storage (--storage s3://...)`)
+    const where = sourceOf('presigned-downloads', SETTINGS['presigned-downloads'], input.flags)
+    problems.push(`${where}: presigned downloads need object storage (--storage s3://...)`)
   }
   if (problems.length) return { config: undefined, problems }
-  return { config: Object.freeze(out) as Config, problems: [] }
+  return { config: Object.freeze(out) as ConfigOf<T>, problems: [] }
 }
 
 /** The provider needs its URL and exactly one source of its key; a key file is read here. */
 function videoProviderProblems(out: Record<string, unknown>, input: Parameters<typeof loadConfig>[0]): string[] {
+  const from = (name: keyof typeof SETTINGS) => sourceOf(name, SETTINGS[name], input.flags)
   const keyFile = out['video-provider-key-file'] as string | undefined
   if (keyFile !== undefined && out['video-provider-key'] !== undefined) {
-    return [`${sourceOf('video-provider-key-file', input.flags)}: give the provider key once, either as a value or as a file`]
+    return [`${from('video-provider-key-file')}: give the provider key once, either as a value or as a file`]
   }
   if (keyFile !== undefined) {
-    const where = sourceOf('video-provider-key-file', input.flags)
+    const where = from('video-provider-key-file')
     const read =
       input.readFile ??
       ((): string => {
@@ -209,8 +311,8 @@ function videoProviderProblems(out: Record<string, unknown>, input: Parameters<t
   }
   const hasUrl = out['video-provider-url'] !== undefined
   const hasKey = out['video-provider-key'] !== undefined
-  if (hasUrl && !hasKey) return [`${sourceOf('video-provider-url', input.flags)}: the provider needs a key too (--video-provider-key-file)`]
-  const keyFrom = sourceOf(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key', input.flags)
+  if (hasUrl && !hasKey) return [`${from('video-provider-url')}: the provider needs a key too (--video-provider-key-file)`]
+  const keyFrom = from(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key')
   if (hasKey && !hasUrl) return [`${keyFrom}: a provider key without --video-provider-url is unused`]
   return []
 }

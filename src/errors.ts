@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'client_closed_request',
   'internal',
   'archive_missing',
+  'archive_refused',
+  'mirrored_read_only',
   'upstream_failed',
   'not_configured',
   'upstream_timeout',

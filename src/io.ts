@@ -5,4 +5,6 @@ export interface Io {
   env: Record<string, string | undefined>
   /** Resolves when the process is asked to stop (SIGTERM/SIGINT). */
   stopSignal: Promise<string>
+  /** Whether stderr is a terminal (progress bars are drawn only there). */
+  isTerminal?: boolean
 }

@@ -10,5 +10,6 @@ const code = await runCli(Bun.argv.slice(2), {
   err: (line) => process.stderr.write(line + '\n'),
   env: process.env,
   stopSignal,
+  isTerminal: process.stderr.isTTY === true,
 })
 process.exit(code)

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { BlobStore } from './blobs/blob-store'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
-import type { Config } from './config'
+import type { BackendConfig } from './config'
 import { prepareDataDir } from './data-dir'
 import type { Log } from './log'
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './services/rate-limit'
@@ -43,7 +43,7 @@ function fileSecret(dir: string): string {
 }
 
 /** Opens the store (migrating it) and the blob store; throws with a message fit for the operator. */
-export async function openBackends(config: Config, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
+export async function openBackends(config: BackendConfig, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
   const database = config.database
   let db: Store
   try {

@@ -22,6 +22,7 @@ import { createRepoHost } from './upstream/repohost'
 import { dropRateWindows } from './store/shared-state'
 import { followStore } from './services/store-follower'
 import { openBackends, type Backends } from './serve-backends'
+import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -142,10 +143,11 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     removeTemporary()
     return 2
   }
-  // Writes of other instances (and of commands beside this server) reach this index and these caches: within a
-  // poll on SQLite, at once on PostgreSQL (LISTEN), within FOLLOW_PG_MS if a wake-up is missed.
+  // Writes of other instances (and of commands beside this server: sync, import) reach this index and these caches:
+  // within a poll on SQLite, at once on PostgreSQL (LISTEN), within FOLLOW_PG_MS if a wake-up is missed.
   const follower = await followStore(deps, config.database ? FOLLOW_PG_MS : FOLLOW_SQLITE_MS)
   deps.feed = follower
+  const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   const stopEventLoopMonitor = monitorEventLoop(metrics)
   io.out(`listening on http://${urlHost(config.host)}:${server.port}`)
@@ -175,6 +177,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   clearInterval(sweeper)
   follower.stop()
   stopEventLoopMonitor()
+  await mirroring.stop() // a sync under way stops between batches, before the store closes
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())

@@ -22,7 +22,7 @@ export interface BlobStore {
   delete(sha256: string): Promise<void>
   /** The SHA-256 of every stored blob. */
   list(): AsyncIterable<string>
-  /** Removes staging leftovers (a process killed mid-upload) older than `maxAgeMs`; returns how many. */
+  /** Removes staging leftovers (a process killed mid-upload): those of processes that have ended, and any older than `maxAgeMs`; returns how many. */
   sweep(maxAgeMs: number): Promise<number>
   /** Whether the store accepts writes (for /ready). */
   check(): Promise<boolean>

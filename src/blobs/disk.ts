@@ -9,6 +9,18 @@ import { isSha256, type BlobStore, type StagedBlob } from './blob-store'
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
 
+/** Whether the process that staged this file (its name starts with its pid) has ended. */
+function ownerIsGone(name: string): boolean {
+  const pid = Number(/^(\d+)-/.exec(name)?.[1])
+  if (!pid || pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (err) {
+    return (err as { code?: string }).code === 'ESRCH'
+  }
+}
+
 /**
  * `durable: false` skips the fsync of staged bytes: only for a data directory that is deleted when the process
  * exits (a CI fixture's), where surviving a power cut means nothing and the fsyncs are most of the start-up time.
@@ -22,7 +34,8 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
   const pathOf = (sha: string) => join(blobDir, sha.slice(0, 2), sha.slice(2, 4), sha)
 
   async function stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob> {
-    const tmp = join(tmpDir, `${newId()}.part`)
+    // Named after this process, so that a later start can tell a dead process's leftovers from live uploads.
+    const tmp = join(tmpDir, `${process.pid}-${newId()}.part`)
     const file = await open(tmp, 'wx', FILE_MODE)
     const hasher = new Bun.CryptoHasher('sha256')
     let size = 0
@@ -80,7 +93,7 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
       for (const name of await readdir(tmpDir).catch(() => [])) {
         const path = join(tmpDir, name)
         const info = await stat(path).catch(() => undefined)
-        if (name.endsWith('.part') && info && now - info.mtimeMs > maxAgeMs) {
+        if (name.endsWith('.part') && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
           await rm(path, { force: true })
           removed++
         }

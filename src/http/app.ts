@@ -13,6 +13,7 @@ import { notFound } from '../errors'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
 import { JSON_BODY_LIMIT, limitBody } from './body-limit'
+import { changeRoutes } from './changes'
 import { imageStagingRoutes } from './image-staging'
 import { videoRoutes } from './video'
 import { observe } from './observe'
@@ -48,6 +49,12 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
   })
   app.use(observe(deps))
+  // A mirror says on every answer how fresh its data is: ok, stale, or its upstream unreachable.
+  app.use(async (c, next) => {
+    await next()
+    const fresh = deps.mirror?.freshness()
+    if (fresh) c.res.headers.set('X-Mirror-Upstream', fresh.state)
+  })
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
@@ -63,7 +70,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
         'If-None-Match',
         'X-Request-Id',
       ],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id'],
+      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id', 'X-Mirror-Upstream'],
       maxAge: 600,
     }),
   )
@@ -89,6 +96,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   app.route('/bulk', api(bulkRoutes(deps)))
   app.route('/host-nodes', api(hostNodeRoutes(deps)))
   app.route('/comfy-nodes', api(hostNodeRoutes(deps)))
+  app.route('/changes', changeRoutes(deps))
   app.route(ARCHIVE_PREFIX, archiveRoutes(deps))
   // The video proxy under its own name and the upstream's (the host application calls /proxy/vidu/...).
   app.route('/proxy/provider', videoRoutes(deps))

@@ -9,7 +9,7 @@ import { route } from './route-spec'
 const specs = {
   health: route({ summary: 'Liveness', tag: 'operations', auth: 'public', response: v.object({ status: v.literal('ok') }) }),
   ready: route({
-    summary: 'Readiness: database, storage and search index (503 when not ready)',
+    summary: "Readiness: database, storage, search index, and a mirror's freshness (503 when not ready)",
     tag: 'operations',
     auth: 'public',
     response: v.object({
@@ -18,6 +18,15 @@ const specs = {
       storage: v.string(),
       search: v.unknown(),
       backends: v.unknown(),
+      mirror: v.optional(
+        v.object({
+          upstream: v.string(),
+          state: v.picklist(['ok', 'stale', 'unreachable']),
+          last_success_at: v.nullable(v.string()),
+          last_attempt_at: v.nullable(v.string()),
+          last_error: v.string(),
+        }),
+      ),
     }),
   }),
   metrics: route({

@@ -2,10 +2,12 @@
  * Who may do what: one model for every write. A caller is anonymous or a user; a user is active or banned,
  * an admin or not, and holds a role (owner or member) in some publishers. Writes need an active user;
  * owner actions need an owner, member actions an owner or member; admins pass every role check; nothing
- * but moderation acts on a banned publisher. Each check throws the error clients expect.
+ * but moderation acts on a banned publisher. Each check throws the error clients expect. Mirrored publishers
+ * and nodes are read-only here: their content comes from their upstream (claims and moderation still apply).
  */
-import { notAdmin, notFound, permissionDenied, publisherBanned, unauthorized, userBanned } from '../errors'
+import { forbidden, notAdmin, notFound, permissionDenied, publisherBanned, unauthorized, userBanned } from '../errors'
 import type { Store } from '../store/db'
+import { findOrigin } from '../store/mirror-entities'
 import { findMembership, findPublisher } from '../store/publishers'
 import type { PublisherRow, UserRow } from '../store/schema'
 
@@ -64,4 +66,22 @@ export async function requireRole(
   if (!(await holdsRole(db, user, publisherId, role))) throw permissionDenied()
   if (publisher.status === 'banned') throw publisherBanned()
   return { user, publisher }
+}
+
+/**
+ * Refuses local writes to a mirrored publisher or node (403 `mirrored_read_only`): what it holds comes from its
+ * upstream, and the next sync would undo the write. Every write route that changes a publisher's or a node's
+ * content calls this; claims and admin moderation do not (they stay as made here, see services/mirror/apply.ts).
+ */
+export async function requireLocal(db: Store, target: { publisherId?: string; nodeId?: string }): Promise<void> {
+  const checks = [
+    { kind: 'publisher' as const, id: target.publisherId },
+    { kind: 'node' as const, id: target.nodeId },
+  ].filter((c): c is { kind: 'publisher' | 'node'; id: string } => c.id !== undefined)
+  for (const c of checks) {
+    const origin = await findOrigin(db, c.kind, c.id)
+    if (origin) {
+      throw forbidden(`${c.kind} "${c.id}" is mirrored from ${origin.source_id}: it is read-only here`, 'mirrored_read_only')
+    }
+  }
 }

@@ -5,6 +5,7 @@ import type { ArchiveRow } from '../store/schema'
 import { findArchive, findVersion } from '../store/versions'
 import type { Actor } from './access'
 import type { Deps } from './deps'
+import { fetchOnFirstDownload } from './mirror/archives'
 import { checkArchiveAccess, requireNode } from './nodes'
 
 /** The archive row and its bytes; the publisher segment of the URL is not checked, so URLs survive a claim. */
@@ -14,7 +15,9 @@ export async function openArchive(deps: Deps, actor: Actor, nodeId: string, vers
   const missing = () => notFound(`no archive for version ${version} of node "${node.id}"`)
   if (!row || row.status === 'deleted') throw missing()
   await checkArchiveAccess(deps, actor, node, row)
-  const archive = await findArchive(deps.db, row.id)
+  // A mirrored archive not stored yet is fetched from its upstream now, once.
+  const archive =
+    (await findArchive(deps.db, row.id)) ?? ((await fetchOnFirstDownload(deps, row.id)) ? await findArchive(deps.db, row.id) : undefined)
   if (!archive) throw missing()
   const bytes = await deps.blobs.open(archive.sha256)
   if (!bytes) {

@@ -26,8 +26,11 @@ export interface Write {
   node(id: string): void
   /** The publisher changed; its name and members show inside its nodes too. */
   publisher(id: string): void
-  /** The version changed; its node's rendering may too. */
-  version(id: string, nodeId: string): void
+  /**
+   * The version changed; its node's rendering may too. `nodeUnchanged` says it does not (the version is not the
+   * node's latest before or after), which spares a bulk writer (a mirror) a feed entry and an index refresh per node.
+   */
+  version(id: string, nodeId: string, opts?: { nodeUnchanged?: boolean }): void
   /** Records who did what, in the same transaction. Never pass a credential. */
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
@@ -49,9 +52,9 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       now,
       node: (id) => nodes.add(id),
       publisher: (id) => publishers.add(id),
-      version(id, nodeId) {
+      version(id, nodeId, opts) {
         versions.add(id)
-        nodes.add(nodeId)
+        if (!opts?.nodeUnchanged) nodes.add(nodeId)
       },
       audit(actor, e) {
         audits.push({

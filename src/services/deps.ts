@@ -8,6 +8,8 @@ import type { NodeSearch } from '../search/node-search'
 import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
 import type { RepoHost } from '../upstream/repohost'
+
+import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
 import type { StoreFollower } from './store-follower'
@@ -66,6 +68,9 @@ export interface Deps {
   }
   /** The source-code host claims are checked against. */
   repoHost: RepoHost
+
+  /** Mirroring at serve time: archives fetched on first download, freshness; absent, mirrored archives not yet stored are 404. */
+  mirror?: MirrorRuntime
 }
 
 export const timestamp = (deps: Pick<Deps, 'now'>) => deps.now().toISOString()

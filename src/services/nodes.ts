@@ -5,8 +5,9 @@ import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { countDownload, findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
-import { findVersion, findVersionById, listArchives, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
-import { type Actor, holdsRole, requireRole } from './access'
+import { listAvailableArchives } from '../store/mirror-entities'
+import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
+import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { sortVersionsDesc } from './latest'
@@ -83,13 +84,9 @@ export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, n
 /** The highest active version that has an archive: what installers get when they name no version. */
 async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow | undefined> {
   const versions = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, ['active']))
-  const archived = new Set(
-    (
-      await listArchives(
-        deps.db,
-        versions.map((v) => v.id),
-      )
-    ).map((a) => a.version_id),
+  const archived = await listAvailableArchives(
+    deps.db,
+    versions.map((v) => v.id),
   )
   return versions.find((v) => archived.has(v.id))
 }
@@ -101,7 +98,8 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
   if (version) {
     row = await requireVersion(deps, node, version)
     await checkArchiveAccess(deps, actor, node, row)
-    if (!(await listArchives(deps.db, [row.id])).length) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
+    if (!(await listAvailableArchives(deps.db, [row.id])).size)
+      throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
   } else {
     row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
@@ -149,6 +147,7 @@ export async function updateNodeVersion(
 ): Promise<VersionJson> {
   await requireRole(deps.db, actor, path.publisherId, 'member')
   const node = await requirePublisherNode(deps, actor, path)
+  await requireLocal(deps.db, { nodeId: node.id })
   const row = await requireVersionOfNode(deps, node, path.versionId)
   const updated = await commitWrite(deps, async (w) => {
     const edits = {

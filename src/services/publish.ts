@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../store/db'
 import { findNode, insertNode, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow, PublisherRow } from '../store/schema'
 import { findVersion, insertVersion } from '../store/versions'
-import { type Actor, holdsRole, requireActiveUser, requirePublisher } from './access'
+import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { refreshLatest } from './latest'
@@ -70,6 +70,7 @@ export async function publishVersion(
   const version = normalizeSemver(input.version.version)
   if (!version) throw badRequest(`node_version.version: "${input.version.version}" is not a semantic version`, 'invalid_version')
   const existing = await findNode(deps.db, input.nodeId)
+  await requireLocal(deps.db, { publisherId: publisher.id, nodeId: existing?.id })
   if (existing) checkExistingNode(existing, input)
   else {
     const problem = nodeIdProblem(input.nodeId)

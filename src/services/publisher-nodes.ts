@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../store/db'
 import { findNode, insertNode, moveNode, setNodeStatus, updateAdminNodeFields, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
 import { updateVersion } from '../store/versions'
-import { type Actor, holdsRole, requirePublisher, requireRole, requireUser } from './access'
+import { type Actor, holdsRole, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite, type Write } from './changes'
 import type { Deps } from './deps'
 import { refreshLatest } from './latest'
@@ -22,6 +22,7 @@ type Path = { publisherId: string; nodeId: string }
 
 export async function createNode(deps: Deps, actor: Actor, publisherId: string, input: NodeFields & { id?: string }): Promise<NodeJson> {
   await requireRole(deps.db, actor, publisherId, 'member')
+  await requireLocal(deps.db, { publisherId })
   const { id, ...fields } = input
   if (!id) throw badRequest('id: a node id is required', 'invalid_node_id')
   const problem = nodeIdProblem(id)
@@ -73,6 +74,8 @@ export async function editNode(
 ): Promise<NodeJson> {
   const { user } = await requireRole(deps.db, actor, path.publisherId, 'member')
   const node = await requirePublisherNode(deps, actor, path, { adminsMayModerate: true })
+  // A mirrored node is edited upstream; admins moderate it here through the ban and unban routes.
+  await requireLocal(deps.db, { nodeId: node.id })
   const { id, status, publisherId, search_ranking, tags_admin, ...fields } = input
   if (id !== undefined && id.toLowerCase() !== node.id.toLowerCase()) {
     throw badRequest(`id: "${id}" must be the node's id, "${node.id}" (ids cannot change)`)
@@ -93,6 +96,7 @@ export async function editNode(
 export async function deleteNode(deps: Deps, actor: Actor, path: Path): Promise<void> {
   await requireRole(deps.db, actor, path.publisherId, 'member')
   const node = await requirePublisherNode(deps, actor, path, { adminsMayModerate: true })
+  await requireLocal(deps.db, { nodeId: node.id })
   await commitWrite(deps, async (w) => {
     if (!(await setNodeStatus(w.db, node.id, { from: ['active', 'banned'], to: 'deleted' }, w.now)))
       throw notFound(`node "${node.id}" not found`)
@@ -110,6 +114,7 @@ export async function deleteNode(deps: Deps, actor: Actor, path: Path): Promise<
 export async function deleteVersion(deps: Deps, actor: Actor, path: Path & { versionId: string }): Promise<void> {
   await requireRole(deps.db, actor, path.publisherId, 'member')
   const node = await requirePublisherNode(deps, actor, path)
+  await requireLocal(deps.db, { nodeId: node.id })
   const row = await requireVersionOfNode(deps, node, path.versionId)
   await commitWrite(deps, async (w) => {
     await updateVersion(w.db, row.id, { status: 'deleted' }, w.now)

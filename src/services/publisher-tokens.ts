@@ -2,7 +2,7 @@
 import { hashToken, maskToken, newId, newSecretToken } from '../domain/ids'
 import { badRequest, notFound } from '../errors'
 import { deletePublisherToken, insertPublisherToken, listPublisherTokens, publisherTokenMatches } from '../store/publisher-tokens'
-import { type Actor, requireRole } from './access'
+import { type Actor, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 
@@ -13,6 +13,7 @@ export async function createPublisherToken(
   input: { name?: string; description?: string },
 ): Promise<{ token: string }> {
   await requireRole(deps.db, actor, publisherId, 'owner')
+  await requireLocal(deps.db, { publisherId })
   const name = input.name?.trim()
   if (!name) throw badRequest('name: a token name is required')
   const token = newSecretToken()
@@ -46,6 +47,7 @@ export async function listTokens(deps: Deps, actor: Actor, publisherId: string) 
 
 export async function deleteToken(deps: Deps, actor: Actor, publisherId: string, tokenId: string) {
   await requireRole(deps.db, actor, publisherId, 'owner')
+  await requireLocal(deps.db, { publisherId })
   await commitWrite(deps, async (w) => {
     // Scoped to the publisher of the path: another publisher's token id is simply not found here.
     if (!(await deletePublisherToken(w.db, publisherId, tokenId))) throw notFound(`token "${tokenId}" not found`)

@@ -16,7 +16,7 @@ import {
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
-import { type Actor, holdsRole, requireActiveUser, requirePublisher, requireRole, requireUser } from './access'
+import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { renderPublishers } from './views'
@@ -71,6 +71,7 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
 
 export async function updatePublisherFields(deps: Deps, actor: Actor, id: string, input: PublisherInput) {
   await requireRole(deps.db, actor, id, 'owner')
+  await requireLocal(deps.db, { publisherId: id })
   const { name, description, website, support, source_code_repo, logo } = input
   const changes = { name, description, website, support, source_code_repo, logo }
   for (const key of Object.keys(changes) as (keyof typeof changes)[]) if (changes[key] === undefined) delete changes[key]
@@ -112,6 +113,7 @@ export async function validatePublisherId(deps: Deps, username: string | undefin
  */
 export async function deletePublisher(deps: Deps, actor: Actor, id: string): Promise<void> {
   await requireRole(deps.db, actor, id, 'owner')
+  await requireLocal(deps.db, { publisherId: id })
   await commitWrite(deps, async (w) => {
     const live = await countLiveNodesOfPublisher(w.db, id)
     if (live) {

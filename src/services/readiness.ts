@@ -1,7 +1,8 @@
 /**
  * Whether this instance can serve: the store answers at this executable's schema version, the blob store takes
  * writes, the search index holds every node and has applied the change feed (its lag in serials: writes of other
- * instances it has yet to show).
+ * instances it has yet to show). A mirror also says how fresh it is; an unreachable upstream does not make it
+ * unready (it serves offline).
  */
 import { sql } from 'kysely'
 import { dialectOf } from '../store/db'
@@ -25,7 +26,7 @@ async function databaseState(deps: Pick<Deps, 'db'>): Promise<Check | 'not_migra
   }
 }
 
-export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'feed'>) {
+export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'feed' | 'mirror'>) {
   const database = await databaseState(deps)
   const storage: Check = (await deps.blobs.check()) ? 'ok' : 'failing'
   const up = database === 'ok'
@@ -44,6 +45,14 @@ export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'fe
   const consistent = !index.ready || index.indexed === stored || (lag ?? 0) > 0
   const search = { ...index, stored, lag, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
   const ready = up && storage === 'ok' && consistent && (lag ?? 0) < LAG_LIMIT
+  const fresh = deps.mirror?.freshness()
+  const mirror = fresh && {
+    upstream: fresh.upstream,
+    state: fresh.state,
+    last_success_at: fresh.lastSuccessAt,
+    last_attempt_at: fresh.lastAttemptAt,
+    last_error: fresh.lastError,
+  }
   return {
     ready,
     body: {
@@ -57,6 +66,7 @@ export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'fe
         feed_serial: head,
         schema_version: LATEST_SCHEMA_VERSION,
       },
+      ...(mirror && { mirror }),
     },
   }
 }

@@ -11,8 +11,9 @@ import {
 } from '../domain/wire'
 import type { Store } from '../store/db'
 import { listMembers, listPublishersByIds, type MemberWithUser } from '../store/publishers'
-import type { ArchiveRow, NodeRow, PublisherRow, UserRow, VersionRow } from '../store/schema'
-import { listArchives, listVersionsByIds } from '../store/versions'
+import { listAvailableArchives } from '../store/mirror-entities'
+import type { NodeRow, PublisherRow, UserRow, VersionRow } from '../store/schema'
+import { listVersionsByIds } from '../store/versions'
 
 const list = (json: string): string[] => JSON.parse(json) as string[]
 
@@ -45,20 +46,16 @@ export function versionJson(
   }
 }
 
-/** Versions of one node, each with its downloadUrl when an archive was uploaded. */
+/** Versions of one node, each with its downloadUrl when it has an archive here (stored, or fetched from its upstream on first download). */
 export async function renderVersions(
   db: Store,
   node: Pick<NodeRow, 'id' | 'publisher_id'>,
   versions: VersionRow[],
   opts: { publicUrl: string; includeReason?: boolean },
 ): Promise<VersionJson[]> {
-  const withArchive = new Set(
-    (
-      await listArchives(
-        db,
-        versions.map((v) => v.id),
-      )
-    ).map((a: ArchiveRow) => a.version_id),
+  const withArchive = await listAvailableArchives(
+    db,
+    versions.map((v) => v.id),
   )
   return versions.map((v) => versionJson(v, node, { ...opts, hasArchive: withArchive.has(v.id) }))
 }
@@ -113,7 +110,8 @@ export function nodeJson(n: NodeRow): NodeJson {
     tags: list(n.tags_json),
     tags_admin: list(n.tags_admin_json),
     downloads: n.downloads,
-    rating: n.review_count ? n.star_total / n.review_count : 0,
+    // A mirrored node shows its upstream's rating (the upstream sends the mean, not the reviews).
+    rating: n.mirrored_rating ?? (n.review_count ? n.star_total / n.review_count : 0),
     repohost_stars: n.repohost_stars,
     search_ranking: n.search_ranking,
     status: NODE_STATUS[n.status],
@@ -142,13 +140,9 @@ export async function renderNodes(db: Store, rows: NodeRow[], opts: { publicUrl:
       rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
     ),
   ])
-  const archived = new Set(
-    (
-      await listArchives(
-        db,
-        versions.map((v) => v.id),
-      )
-    ).map((a) => a.version_id),
+  const archived = await listAvailableArchives(
+    db,
+    versions.map((v) => v.id),
   )
   const publisherById = new Map(publishers.map((p) => [p.id, p]))
   const versionById = new Map(versions.map((v) => [v.id, v]))

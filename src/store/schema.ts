@@ -91,6 +91,8 @@ export interface NodeTable {
   updated_at: string
   /** 1 when the node is banned because its publisher was. */
   banned_with_publisher: Generated<number>
+
+  mirrored_rating: Generated<number | null>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
@@ -199,6 +201,47 @@ export interface StagedImageTable {
   uploaded_at: string | null
 }
 
+export type MirrorSourceKind = 'feed' | 'public' | 'bundle'
+export type ArchiveMode = 'none' | 'eager' | 'lazy'
+
+export interface MirrorSourceTable {
+  id: string
+  kind: MirrorSourceKind
+  upstream_instance: Generated<string>
+  cursor_serial: Generated<number>
+  cursor_time: Generated<string>
+  archives: Generated<ArchiveMode>
+  runs_since_full: Generated<number>
+  full_pass_started_at: string | null
+  last_attempt_at: string | null
+  last_success_at: string | null
+  last_error: Generated<string>
+  last_summary_json: Generated<string>
+  created_at: string
+}
+
+export interface MirrorOriginTable {
+  kind: ChangeKind
+  entity_id: string
+  source_id: string
+  applied_status: string
+  applied_owner: string
+  synced_at: string
+  checked_at: string
+  host_nodes_at: string | null
+}
+
+export interface MirrorArchiveTable {
+  version_id: string
+  source_id: string
+  url: string
+  sha256: string | null
+  size_bytes: number | null
+  etag: string | null
+  problem: Generated<string>
+  problem_at: string | null
+}
+
 export interface RegistrySecretTable {
   name: string
   value: string
@@ -228,6 +271,10 @@ export interface DB {
   upload_claims: UploadClaimTable
   video_tasks: VideoTaskTable
   staged_images: StagedImageTable
+
+  mirror_sources: MirrorSourceTable
+  mirror_origins: MirrorOriginTable
+  mirror_archives: MirrorArchiveTable
   registry_secrets: RegistrySecretTable
   rate_limits: RateLimitTable
 }
@@ -244,3 +291,7 @@ export type ArchiveRow = Selectable<ArchiveTable>
 export type ChangeRow = Selectable<ChangeTable>
 export type VideoTaskRow = Selectable<VideoTaskTable>
 export type StagedImageRow = Selectable<StagedImageTable>
+
+export type MirrorSourceRow = Selectable<MirrorSourceTable>
+export type MirrorOriginRow = Selectable<MirrorOriginTable>
+export type MirrorArchiveRow = Selectable<MirrorArchiveTable>

@@ -59,6 +59,18 @@ describe('createDiskBlobStore', () => {
     expect(existsSync(fresh)).toBe(true)
   })
 
+  test('sweeps at once the leftovers of a process that has ended, never those of a live one', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'tmp'))
+    const ended = Bun.spawnSync(['true']).pid
+    const dead = join(dir, 'tmp', `${ended}-a.part`)
+    const live = join(dir, 'tmp', `${process.pid}-b.part`)
+    const parent = join(dir, 'tmp', `${process.ppid}-c.part`)
+    for (const f of [dead, live, parent]) writeFileSync(f, 'x')
+    expect(await createDiskBlobStore(dir).sweep(3600_000)).toBe(1)
+    expect([existsSync(dead), existsSync(live), existsSync(parent)]).toEqual([false, true, true])
+  })
+
   test('directories are 0700 and stored files 0600', async () => {
     const dir = tmp()
     const blobs = createDiskBlobStore(dir)

@@ -4,6 +4,7 @@ import * as changeFeed from './002-change-feed'
 import * as videoProxy from './003-video-proxy'
 import * as tokenIds from './004-token-ids'
 import * as moderation from './005-moderation'
+import * as mirror from './006-mirror'
 import * as sharedState from './009-shared-state'
 import type { Migration } from './migration'
 
@@ -13,6 +14,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'video tasks and staged images', up: videoProxy.up },
   { version: 4, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
   { version: 5, name: 'publisher bans and deleted publishers', up: moderation.up },
+  { version: 6, name: 'mirroring: sources, origins, upstream archives', up: mirror.up },
   { version: 9, name: 'shared secrets and rate limits (several instances)', up: sharedState.up },
 ]
 

@@ -1,0 +1,111 @@
+/** `registry-mirror export` and `import`: air-gap bundles written to, and read from, one file. */
+import { createReadStream, createWriteStream } from 'node:fs'
+import { rename, rm } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
+import { openDataDeps } from './data-deps'
+import type { Io } from './io'
+import { createProgressBar, formatBytes } from './progress'
+import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
+
+export const EXPORT_HELP = `Usage: registry-mirror export [--since SERIAL] [--data DIR | --database URL --storage URL] FILE
+
+Writes one file (a tar) with the publishers, nodes and versions of this registry and the archives stored here,
+each with its SHA-256: a consistent snapshot, or with --since only the changes after that serial (the one the
+last export printed). Runs while a server serves the same data directory.`
+
+export const IMPORT_HELP = `Usage: registry-mirror import [--data DIR | --database URL --storage URL] FILE
+
+Checks every SHA-256 in a bundle made by "registry-mirror export" before anything becomes visible, then applies
+it in order. Importing the same bundle again changes nothing; a bundle that starts after what was imported is
+refused, saying which --since to export with. Exit status: 0 done, 1 refused or failed (the reason is printed),
+3 done but some items were skipped (listed), 2 bad usage.`
+
+function parse(argv: string[], names: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: Object.fromEntries([...names.map((n) => [n, { type: 'string' }]), ['help', { type: 'boolean' }]]) as Record<
+      string,
+      { type: 'string' | 'boolean' }
+    >,
+    strict: true,
+    allowPositionals: true,
+  })
+  return { flags: values as Record<string, string | boolean | undefined>, files: positionals }
+}
+
+/** Where the registry is (--data, or --database and --storage as serve takes them); undefined after printing problems. */
+function backendsOf(flags: Record<string, unknown>, io: Io): BackendConfig | undefined {
+  const values = Object.fromEntries(Object.keys(BACKEND_SETTINGS).map((k) => [k, flags[k] as string | undefined]))
+  const { config, problems } = loadConfig({ flags: values, env: io.env }, BACKEND_SETTINGS)
+  for (const p of problems) io.err(p)
+  return config
+}
+
+export async function exportCommand(argv: string[], io: Io): Promise<number> {
+  const { flags, files } = parse(argv, ['since', ...Object.keys(BACKEND_SETTINGS)])
+  if (flags.help) return (io.out(EXPORT_HELP), 0)
+  const since = flags.since === undefined ? 0 : Number(flags.since)
+  if (!Number.isSafeInteger(since) || since < 0) return (io.err(`--since: expected a serial, a whole number (got "${flags.since}")`), 2)
+  if (files.length !== 1) return (io.err('expected one FILE to write the bundle to'), 2)
+  const file = files[0]!
+  const backends = backendsOf(flags, io)
+  if (!backends) return 2
+  const deps = await openDataDeps(backends, { logLevel: 'error' })
+  const partial = `${file}.partial`
+  try {
+    // Written aside and renamed when complete: a cut-off export never looks like a bundle.
+    const { manifest, missingArchives } = await exportBundle(deps, since, createWriteStream(partial, { mode: 0o600 }))
+    await rename(partial, file)
+    const changes = manifest.rows.reduce((n, r) => n + r.changes, 0)
+    const bytes = manifest.archives.reduce((n, a) => n + a.size, 0)
+    if (missingArchives) {
+      io.err(
+        `${missingArchives} versions have archives that are not stored here (fetched on first download, not yet): run "sync --archives" first to carry them`,
+      )
+    }
+    io.out(
+      `exported serials ${manifest.since}..${manifest.until} of registry ${manifest.instance}: ${changes} changes, ` +
+        `${manifest.archives.length} archives (${formatBytes(bytes)}) to ${file}; next time: export --since ${manifest.until}`,
+    )
+    return 0
+  } catch (err) {
+    await rm(partial, { force: true })
+    if (err instanceof BundleError) return (io.err(err.message), 1)
+    throw err
+  } finally {
+    await deps.close()
+  }
+}
+
+export async function importCommand(argv: string[], io: Io): Promise<number> {
+  const { flags, files } = parse(argv, Object.keys(BACKEND_SETTINGS))
+  if (flags.help) return (io.out(IMPORT_HELP), 0)
+  if (files.length !== 1) return (io.err('expected one FILE: a bundle made by "registry-mirror export"'), 2)
+  const file = files[0]!
+  const backends = backendsOf(flags, io)
+  if (!backends) return 2
+  const deps = await openDataDeps(backends, { logLevel: 'error' })
+  const bar = io.isTerminal ? createProgressBar() : undefined
+  try {
+    const summary = await importBundle(deps, () => createReadStream(file), { onProgress: bar && ((p) => bar.update(p)) })
+    bar?.stop()
+    for (const p of summary.problems.slice(0, 20)) io.err(`skipped ${p.kind} ${p.id}: ${p.reason}`)
+    const m = summary.manifest
+    const c = summary.changed
+    io.out(
+      `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${c.publishers} publishers, ${c.nodes} nodes, ` +
+        `${c.versions} versions changed, ${c.removed} removed; ${m.archives.length} archives; ${summary.problems.length} problems; ` +
+        `next bundle: export --since ${m.until}`,
+    )
+    return summary.problems.length ? 3 : 0
+  } catch (err) {
+    bar?.stop()
+    if (err instanceof BundleError) return (io.err(err.message), err.nothingToDo ? 0 : 1)
+    if ((err as { code?: string }).code === 'ENOENT') return (io.err(`cannot read ${file}: no such file`), 1)
+    if (err instanceof SyntaxError) return (io.err(`${file} is not a registry-mirror bundle (${err.message})`), 1)
+    throw err
+  } finally {
+    await deps.close()
+  }
+}

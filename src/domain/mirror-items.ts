@@ -1,0 +1,189 @@
+/**
+ * What a mirror applies: publishers, nodes and versions in our own terms, whichever upstream they came from
+ * (another registry-mirror's feed, the public registry, a bundle), and tombstones. Also the mapping from an
+ * upstream's validated JSON (either spelling) to these items.
+ */
+import { normalizeSemver } from './semver'
+import type { Loose, UpstreamNode, UpstreamPublisher, UpstreamVersion } from './upstream-wire'
+import { NODE_STATUS, PUBLISHER_STATUS, VERSION_STATUS } from './wire'
+
+export type EntityKind = 'publisher' | 'node' | 'version'
+type VersionStatus = keyof typeof VERSION_STATUS
+
+export interface PublisherItem {
+  id: string
+  name: string
+  description: string
+  website: string
+  support: string
+  source_code_repo: string
+  logo: string
+  status: 'active' | 'banned'
+  created_at: string
+}
+
+export interface NodeItem {
+  id: string
+  publisher_id: string
+  name: string
+  description: string
+  author: string
+  license: string
+  icon: string
+  banner_url: string
+  repository: string
+  category: string
+  tags: string[]
+  tags_admin: string[]
+  supported_os: string[]
+  supported_accelerators: string[]
+  supported_hostui_version: string
+  supported_hostui_frontend_version: string
+  preempted_host_node_names: string[]
+  translations: Record<string, unknown>
+  repohost_stars: number
+  search_ranking: number
+  downloads: number
+  rating: number
+  status: 'active' | 'banned' | 'deleted'
+  status_detail: string
+  created_at: string
+}
+
+export interface VersionItem {
+  id: string
+  node_id: string
+  version: string
+  changelog: string
+  dependencies: string[]
+  deprecated: boolean
+  status: VersionStatus
+  status_reason: string
+  host_node_extract_status: 'pending' | 'success' | 'failed'
+  supported_os: string[]
+  supported_accelerators: string[]
+  supported_hostui_version: string
+  supported_hostui_frontend_version: string
+  tags: string[]
+  tags_admin: string[]
+  created_at: string
+  /** Where the upstream serves the archive ('' when it has none). */
+  archiveUrl: string
+  /** The archive's SHA-256 when the upstream announces it (another registry-mirror does). */
+  archiveSha256?: string
+  /** Host node class names, when the upstream sent them with the version. */
+  hostNodes?: string[]
+}
+
+export type MirrorItem =
+  | { kind: 'publisher'; data: PublisherItem }
+  /** `publisher` is the node's embedded publisher: used when that publisher is not here yet. */
+  | { kind: 'node'; data: NodeItem; publisher?: PublisherItem }
+  | { kind: 'version'; data: VersionItem }
+  /** Gone upstream: deleted, or no longer there at all. */
+  | { kind: EntityKind; tombstone: true; id: string }
+
+/** A problem with one item: reported, and the item skipped. */
+export interface ItemProblem {
+  kind: EntityKind | 'archive' | 'page'
+  id: string
+  reason: string
+}
+
+const str = (o: Loose, ...keys: string[]): string => {
+  for (const k of keys) if (typeof o[k] === 'string') return o[k] as string
+  return ''
+}
+const list = (o: Loose, ...keys: string[]): string[] => {
+  for (const k of keys) if (Array.isArray(o[k])) return o[k] as string[]
+  return []
+}
+const num = (o: Loose, ...keys: string[]): number => {
+  for (const k of keys) if (typeof o[k] === 'number') return o[k] as number
+  return 0
+}
+const count = (o: Loose, ...keys: string[]) => Math.max(0, Math.round(num(o, ...keys)))
+
+/** RFC 3339 with milliseconds; the upstream sends microseconds, and a missing time becomes `fallback`. */
+export function normalizeTime(value: unknown, fallback: string): string {
+  if (typeof value !== 'string' || !value) return fallback
+  const t = Date.parse(value)
+  return Number.isNaN(t) ? fallback : new Date(t).toISOString()
+}
+
+/** Status names (either `NodeStatusActive` or `active`) to ours; an unknown one becomes `fallback`. */
+function status<T extends string>(names: Record<T, string>, value: string, fallback: T): T {
+  const lower = value.toLowerCase()
+  for (const [short, full] of Object.entries(names) as [T, string][]) if (lower === short || lower === full.toLowerCase()) return short
+  return fallback
+}
+
+export function publisherItem(p: UpstreamPublisher, now: string): PublisherItem {
+  return {
+    id: p.id,
+    name: str(p, 'name') || p.id,
+    description: str(p, 'description'),
+    website: str(p, 'website'),
+    support: str(p, 'support'),
+    source_code_repo: str(p, 'source_code_repo'),
+    logo: str(p, 'logo'),
+    status: status(PUBLISHER_STATUS, str(p, 'status'), 'active'),
+    created_at: normalizeTime(p.createdAt, now),
+  }
+}
+
+export function nodeItem(n: UpstreamNode, publisherId: string, now: string): NodeItem {
+  const translations = n.translations
+  return {
+    id: n.id,
+    publisher_id: publisherId,
+    name: str(n, 'name') || n.id,
+    description: str(n, 'description'),
+    author: str(n, 'author'),
+    license: str(n, 'license'),
+    icon: str(n, 'icon'),
+    banner_url: str(n, 'banner_url'),
+    repository: str(n, 'repository'),
+    category: str(n, 'category'),
+    tags: list(n, 'tags'),
+    tags_admin: list(n, 'tags_admin'),
+    supported_os: list(n, 'supported_os'),
+    supported_accelerators: list(n, 'supported_accelerators'),
+    supported_hostui_version: str(n, 'supported_hostui_version', 'supported_comfyui_version'),
+    supported_hostui_frontend_version: str(n, 'supported_hostui_frontend_version', 'supported_comfyui_frontend_version'),
+    preempted_host_node_names: list(n, 'preempted_host_node_names', 'preempted_comfy_node_names'),
+    translations: translations && typeof translations === 'object' ? (translations as Record<string, unknown>) : {},
+    repohost_stars: count(n, 'repohost_stars', 'github_stars'),
+    search_ranking: Math.round(num(n, 'search_ranking')),
+    downloads: count(n, 'downloads'),
+    rating: Math.max(0, num(n, 'rating')),
+    status: status(NODE_STATUS, str(n, 'status'), 'active'),
+    status_detail: str(n, 'status_detail'),
+    created_at: normalizeTime(n.created_at, now),
+  }
+}
+
+const EXTRACT = { pending: 'pending', success: 'success', failed: 'failed' } as const
+
+export function versionItem(v: UpstreamVersion, nodeId: string, now: string): VersionItem {
+  return {
+    id: v.id.toLowerCase(),
+    node_id: nodeId,
+    // Stored in the normal form our lookups use (`v1.2` -> `1.2.0`); anything else as sent.
+    version: normalizeSemver(v.version) ?? v.version,
+    changelog: str(v, 'changelog'),
+    dependencies: list(v, 'dependencies'),
+    deprecated: v.deprecated === true,
+    status: status(VERSION_STATUS, str(v, 'status'), 'pending'),
+    status_reason: str(v, 'status_reason'),
+    host_node_extract_status: status(EXTRACT, str(v, 'host_node_extract_status', 'comfy_node_extract_status'), 'pending'),
+    supported_os: list(v, 'supported_os'),
+    supported_accelerators: list(v, 'supported_accelerators'),
+    supported_hostui_version: str(v, 'supported_hostui_version', 'supported_comfyui_version'),
+    supported_hostui_frontend_version: str(v, 'supported_hostui_frontend_version', 'supported_comfyui_frontend_version'),
+    tags: list(v, 'tags'),
+    tags_admin: list(v, 'tags_admin'),
+    created_at: normalizeTime(v.createdAt, now),
+    archiveUrl: /^https?:\/\//i.test(str(v, 'downloadUrl')) ? str(v, 'downloadUrl') : '',
+  }
+}

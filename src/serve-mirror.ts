@@ -1,0 +1,55 @@
+/**
+ * What `serve` adds for mirroring: archives fetched on first download, the freshness snapshot behind
+ * X-Mirror-Upstream and /ready, and `--sync-from` runs every `--sync-every` minutes. (Writes of another process, a
+ * `sync` or `import` beside this server, reach this index and caches through serve's follower of the store's feed.)
+ */
+import type { Config } from './config'
+import type { Deps } from './services/deps'
+import { createFreshnessTracker } from './services/mirror/freshness'
+import { createMirrorRuntime } from './services/mirror/runtime'
+import { startSyncScheduler, type SyncScheduler } from './services/mirror/scheduler'
+import { createUpstreamHttp } from './upstream/http-client'
+
+const FRESHNESS_EVERY_MS = 30_000
+/** Without --sync-from, mirrored data counts as stale a day after its last sync or import. */
+const STALE_WITHOUT_SYNC_MS = 24 * 60 * 60_000
+
+export async function startMirroring(deps: Deps, config: Config): Promise<{ stop(): Promise<void> }> {
+  const everyMs = config['sync-every'] * 60_000
+  const from = config['sync-from']
+  const freshness = createFreshnessTracker(deps, {
+    preferred: from,
+    // Two missed runs (and the time one takes) before the data counts as stale.
+    staleAfterMs: from ? 2 * everyMs + 5 * 60_000 : STALE_WITHOUT_SYNC_MS,
+  })
+  await freshness.refresh()
+  const http = (signal?: AbortSignal) =>
+    createUpstreamHttp({
+      concurrency: config['sync-concurrency'],
+      ratePerSecond: config['sync-rate'],
+      timeoutMs: config['sync-timeout'] * 1000,
+      attempts: config['sync-retries'] + 1,
+      signal,
+      onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
+    })
+  deps.mirror = createMirrorRuntime(http(), () => freshness.current())
+  const refresher = setInterval(() => void freshness.refresh().catch(() => {}), FRESHNESS_EVERY_MS)
+  refresher.unref?.()
+  let scheduler: SyncScheduler | undefined
+  if (from) {
+    scheduler = startSyncScheduler(deps, {
+      from,
+      archives: config['sync-archives'],
+      everyMs,
+      fullEvery: config['sync-full-every'],
+      http: (signal) => http(signal),
+      freshness,
+    })
+  }
+  return {
+    async stop() {
+      clearInterval(refresher)
+      await scheduler?.stop()
+    },
+  }
+}

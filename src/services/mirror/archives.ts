@@ -1,0 +1,160 @@
+/**
+ * Archives of mirrored versions: fetched from the upstream (all at sync time, or one on its first download),
+ * streamed to the blob store, checked like an upload, and pinned by SHA-256. Bytes that differ from the pin are
+ * refused and reported, never served; the pinned bytes stay. Concurrent first downloads share one fetch.
+ */
+import { inspectArchive } from '../../archive/inspect'
+import type { StagedBlob } from '../../blobs/blob-store'
+import { AppError } from '../../errors'
+import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../store/mirror-entities'
+import type { MirrorArchiveRow } from '../../store/schema'
+import { insertHostNodes } from '../../store/versions'
+import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
+import { commitWrite } from '../changes'
+import { timestamp, type Deps } from '../deps'
+
+export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
+
+interface Target {
+  version_id: string
+  node_id: string
+  url: string
+  sha256: string | null
+}
+
+/** The rows a fetch needs, for one version. */
+export async function archiveTarget(deps: Pick<Deps, 'db'>, versionId: string): Promise<Target | undefined> {
+  return deps.db
+    .selectFrom('mirror_archives')
+    .innerJoin('node_versions', 'node_versions.id', 'mirror_archives.version_id')
+    .select(['mirror_archives.version_id', 'node_versions.node_id', 'mirror_archives.url', 'mirror_archives.sha256'])
+    .where('mirror_archives.version_id', '=', versionId)
+    .executeTakeFirst()
+}
+
+async function refuse(deps: Deps, t: Target, reason: string): Promise<ArchiveOutcome> {
+  await setArchiveProblem(deps.db, t.version_id, reason, timestamp(deps))
+  deps.log.warn('mirror.archive_refused', { version: t.version_id, node: t.node_id, reason })
+  return { stored: false, refused: reason }
+}
+
+/** Records stored bytes as the version's archive (in one write with its pin), and host node names read from them. */
+async function bindArchive(
+  deps: Deps,
+  t: Target,
+  blob: { sha256: string; size: number; format: 'zip' | 'tar.gz'; etag: string | null; hostNodes?: string[] },
+) {
+  await commitWrite(deps, async (w) => {
+    const row = { version_id: t.version_id, sha256: blob.sha256, size_bytes: blob.size, format: blob.format, created_at: w.now }
+    await w.db
+      .insertInto('archives')
+      .values(row)
+      .onConflict((oc) => oc.column('version_id').doNothing())
+      .execute()
+    // Names read from the archive itself, when the upstream gave none.
+    const known = await w.db.selectFrom('host_nodes').select('name').where('version_id', '=', t.version_id).executeTakeFirst()
+    if (!known && blob.hostNodes) await insertHostNodes(w.db, t.version_id, blob.hostNodes)
+    const current = (await findMirrorArchive(w.db, t.version_id))!
+    const pinned: MirrorArchiveRow = {
+      ...current,
+      sha256: blob.sha256,
+      size_bytes: blob.size,
+      etag: blob.etag,
+      problem: '',
+      problem_at: null,
+    }
+    await putMirrorArchives(w.db, [pinned])
+    w.version(t.version_id, t.node_id)
+  })
+}
+
+/** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
+export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): Promise<ArchiveOutcome> {
+  // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
+  const have = t.sha256 ? await deps.blobs.open(t.sha256) : undefined
+  if (have) {
+    const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
+    await bindArchive(deps, t, {
+      sha256: t.sha256!,
+      size: have.size,
+      format: head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip',
+      etag: null,
+    })
+    return { stored: true, bytes: 0 }
+  }
+  const fetched = await http.download(t.url, async (body, res) => ({
+    staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes),
+    etag: res.headers.get('etag'),
+  }))
+  if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
+  const { staged, etag } = fetched as { staged: StagedBlob; etag: string | null }
+  try {
+    if (t.sha256 && staged.sha256 !== t.sha256) {
+      return await refuse(deps, t, `the upstream serves other bytes (SHA-256 ${staged.sha256}) than the ones pinned (${t.sha256}): refused`)
+    }
+    const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
+    if (!inspection.ok) return await refuse(deps, t, `invalid archive: ${inspection.reason}`)
+    await staged.commit() // durable under its hash before any row points at it
+    await bindArchive(deps, t, {
+      sha256: staged.sha256,
+      size: staged.size,
+      format: inspection.format,
+      etag,
+      hostNodes: inspection.hostNodes,
+    })
+    return { stored: true, bytes: staged.size }
+  } finally {
+    await staged.discard() // a no-op after commit
+  }
+}
+
+/**
+ * Checks a stored archive against its upstream (a full pass does this): unchanged bytes cost a 304 or a hash;
+ * other bytes are refused and reported, and the pinned ones stay served.
+ */
+export async function verifyArchive(deps: Deps, http: UpstreamHttp, t: Target & { etag: string | null }): Promise<ArchiveOutcome> {
+  const fetched = await http.download(
+    t.url,
+    async (body, res) => ({ staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes), etag: res.headers.get('etag') }),
+    { headers: t.etag ? { 'if-none-match': t.etag } : {} },
+  )
+  if ('notModified' in fetched) return { stored: false, unchanged: true }
+  const { staged, etag } = fetched as { staged: StagedBlob; etag: string | null }
+  await staged.discard()
+  if (staged.sha256 !== t.sha256) {
+    return refuse(deps, t, `the upstream now serves other bytes (SHA-256 ${staged.sha256}) than the ones pinned (${t.sha256}): refused`)
+  }
+  if (etag !== t.etag) await deps.db.updateTable('mirror_archives').set({ etag }).where('version_id', '=', t.version_id).execute()
+  return { stored: false, unchanged: true }
+}
+
+/** A mirrored archive not stored yet, fetched on its first download (one fetch for concurrent downloads). */
+export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promise<boolean> {
+  const mirror = deps.mirror
+  if (!mirror) return false
+  const target = await archiveTarget(deps, versionId)
+  if (!target) return false
+  const source = await deps.db
+    .selectFrom('mirror_archives')
+    .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+    .select(['mirror_sources.archives', 'mirror_archives.problem'])
+    .where('mirror_archives.version_id', '=', versionId)
+    .executeTakeFirstOrThrow()
+  if (source.archives === 'none' || source.problem) return false
+  let flight = mirror.inflight.get(versionId)
+  if (!flight) {
+    flight = fetchArchive(deps, mirror.http, target).finally(() => mirror.inflight.delete(versionId))
+    mirror.inflight.set(versionId, flight)
+  }
+  try {
+    const outcome = (await flight) as ArchiveOutcome
+    if ('refused' in outcome) throw new AppError(502, 'archive_refused', `the upstream's archive was refused: ${outcome.refused}`)
+    return true
+  } catch (err) {
+    if (err instanceof UpstreamError) {
+      deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
+      throw new AppError(502, 'upstream_failed', 'this archive is not stored here yet, and the upstream could not provide it')
+    }
+    throw err
+  }
+}

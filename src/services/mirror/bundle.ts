@@ -1,0 +1,277 @@
+/**
+ * Air-gap bundles (tar, via tar-stream). Export writes a consistent snapshot (one read transaction) of the
+ * change feed, or the changes after a serial, with the archives stored here. Import checks every member's
+ * SHA-256 before anything becomes visible, refuses a gap in a series of incremental bundles, then applies the
+ * rows in order through the same code as a feed sync (so it is idempotent and resumable).
+ */
+import { once } from 'node:events'
+import { pipeline } from 'node:stream/promises'
+import tar from 'tar-stream'
+import * as v from 'valibot'
+import type { StagedBlob } from '../../blobs/blob-store'
+import {
+  archiveName,
+  BUNDLE_FORMAT,
+  BUNDLE_VERSION,
+  BundleManifestSchema,
+  MANIFEST_NAME,
+  rowsName,
+  type BundleManifest,
+} from '../../domain/bundle'
+import { FEED_MAX_LIMIT, FeedEnvelopeSchema } from '../../domain/feed'
+import { feedPosition } from '../../store/changes'
+import { ensureSource, findSource, updateSource } from '../../store/mirror-sources'
+import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
+import { timestamp, type Deps } from '../deps'
+import { readFeed } from '../feed'
+import { followPages } from './feed-pass'
+import type { RunContext, SyncProgress, SyncSummary } from './sync'
+
+export class BundleError extends Error {
+  /** Set when the bundle holds nothing new for this registry (not a failure). */
+  nothingToDo = false
+}
+
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex')
+const MAX_MEMBER_TEXT = 256 * 1024 * 1024
+
+function addEntry(pack: tar.Pack, name: string, data: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => pack.entry({ name, size: data.byteLength }, data, (err) => (err ? reject(err) : resolve())))
+}
+
+async function addStreamEntry(pack: tar.Pack, name: string, size: number, body: ReadableStream<Uint8Array>): Promise<void> {
+  let sink!: ReturnType<tar.Pack['entry']>
+  const written = new Promise<void>((resolve, reject) => {
+    sink = pack.entry({ name, size }, (err) => (err ? reject(err) : resolve()))
+  })
+  for await (const chunk of body) if (!sink.write(chunk)) await once(sink, 'drain')
+  sink.end(undefined)
+  await written
+}
+
+export interface ExportResult {
+  manifest: BundleManifest
+  /** Versions with an archive here whose bytes are not stored (fetched on first download, not yet): not in the bundle. */
+  missingArchives: number
+}
+
+/** Writes the bundle to `sink`: a snapshot of everything (since 0), or the changes after `since`. */
+export async function exportBundle(deps: Deps, since: number, sink: NodeJS.WritableStream): Promise<ExportResult> {
+  const pack = tar.pack()
+  const written = pipeline(pack, sink)
+  written.catch(() => {})
+  try {
+    // One read transaction: the rows and the archive list are one consistent state, whatever the server writes meanwhile.
+    const result = await deps.db.transaction().execute(async (trx) => {
+      const { instanceId, lastSerial } = await feedPosition(trx)
+      if (since > lastSerial) throw new BundleError(`--since ${since} is past this registry's newest serial (${lastSerial})`)
+      const rows: BundleManifest['rows'] = []
+      const wanted = new Map<string, number>()
+      let missing = 0
+      for (let cursor = since, chunk = 0; cursor < lastSerial; chunk++) {
+        const page = await readFeed({ db: trx, settings: { ...deps.settings, publicUrl: '' } }, cursor, FEED_MAX_LIMIT)
+        if (!page.changes.length) break
+        const bytes = new TextEncoder().encode(page.changes.map((c) => JSON.stringify(c)).join('\n') + '\n')
+        rows.push({ name: rowsName(chunk), sha256: sha256(bytes), changes: page.changes.length })
+        await addEntry(pack, rowsName(chunk), bytes)
+        for (const c of page.changes) {
+          if (c.archive) wanted.set(c.archive.sha256, c.archive.size)
+          else if (c.kind === 'version' && (c.entity as { downloadUrl?: string } | undefined)?.downloadUrl) missing++
+        }
+        cursor = page.next
+      }
+      const archives: BundleManifest['archives'] = []
+      for (const [sha] of wanted) {
+        const blob = await deps.blobs.open(sha)
+        if (!blob) {
+          missing++
+          continue
+        }
+        await addStreamEntry(pack, archiveName(sha), blob.size, blob.stream())
+        archives.push({ sha256: sha, size: blob.size })
+      }
+      const manifest: BundleManifest = {
+        format: BUNDLE_FORMAT,
+        version: BUNDLE_VERSION,
+        instance: instanceId,
+        since,
+        until: lastSerial,
+        created_at: timestamp(deps),
+        rows,
+        archives,
+      }
+      await addEntry(pack, MANIFEST_NAME, new TextEncoder().encode(JSON.stringify(manifest, null, 1)))
+      return { manifest, missingArchives: missing }
+    })
+    pack.finalize()
+    await written
+    return result
+  } catch (err) {
+    pack.destroy(err as Error)
+    throw err
+  }
+}
+
+/** A tar entry as a web stream, pulled as it is read. */
+function webStream(entry: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const it = entry[Symbol.asyncIterator]()
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await it.next()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: () => void it.return?.(),
+  })
+}
+
+async function readText(entry: AsyncIterable<Uint8Array>): Promise<{ text: string; sha256: string }> {
+  const parts: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of entry) {
+    size += chunk.byteLength
+    if (size > MAX_MEMBER_TEXT) throw new BundleError('a member of the bundle is too large')
+    parts.push(chunk)
+  }
+  const bytes = Buffer.concat(parts)
+  return { text: bytes.toString('utf8'), sha256: sha256(bytes) }
+}
+
+/** Each member of the tar, in order (the caller reads or drains each before asking for the next). */
+async function* members(open: () => NodeJS.ReadableStream) {
+  const extract = tar.extract()
+  const source = open()
+  source.on('error', (err) => extract.destroy(err))
+  source.pipe(extract as unknown as NodeJS.WritableStream)
+  for await (const raw of extract) {
+    const entry = raw as typeof raw & AsyncIterable<Uint8Array>
+    if (entry.header.type !== 'file')
+      throw new BundleError(`the bundle holds a ${entry.header.type} (${entry.header.name}); only files belong in it`)
+    yield entry
+  }
+}
+
+/** Pass 1: every member's hash against the manifest, archives staged (not visible) on the way. */
+async function verify(deps: Deps, open: () => NodeJS.ReadableStream, staged: Map<string, StagedBlob>): Promise<BundleManifest> {
+  const rowHashes = new Map<string, string>()
+  let manifest: BundleManifest | undefined
+  for await (const entry of members(open)) {
+    const name = entry.header.name
+    if (name === MANIFEST_NAME) {
+      const parsed = v.safeParse(BundleManifestSchema, JSON.parse((await readText(entry)).text))
+      if (!parsed.success)
+        throw new BundleError(
+          `not a registry-mirror bundle of a known version (${v.getDotPath(parsed.issues[0]) ?? 'manifest'}: ${parsed.issues[0].message})`,
+        )
+      manifest = parsed.output
+    } else if (/^rows\/\d{6}\.ndjson$/.test(name)) rowHashes.set(name, (await readText(entry)).sha256)
+    else if (/^archives\/[0-9a-f]{64}$/.test(name)) {
+      const blob = await deps.blobs.stage(webStream(entry), deps.settings.maxUploadBytes)
+      staged.set(name.slice('archives/'.length), blob)
+      if (blob.sha256 !== name.slice('archives/'.length))
+        throw new BundleError(`${name}: its bytes have SHA-256 ${blob.sha256}; the bundle is damaged`)
+    } else throw new BundleError(`unexpected member "${name}" in the bundle`)
+  }
+  if (!manifest) throw new BundleError('the bundle has no manifest (cut short?)')
+  for (const r of manifest.rows) {
+    const seen = rowHashes.get(r.name)
+    if (seen !== r.sha256)
+      throw new BundleError(`${r.name}: ${seen ? `SHA-256 ${seen}, the manifest says ${r.sha256}` : 'missing'}; the bundle is damaged`)
+  }
+  if (rowHashes.size !== manifest.rows.length) throw new BundleError('the bundle holds rows its manifest does not list')
+  for (const a of manifest.archives) {
+    if (staged.get(a.sha256)?.size !== a.size)
+      throw new BundleError(`${archiveName(a.sha256)}: missing or of the wrong size; the bundle is damaged`)
+  }
+  if (staged.size !== manifest.archives.length) throw new BundleError('the bundle holds archives its manifest does not list')
+  return manifest
+}
+
+/** Pass 2: the rows again, as feed pages. */
+async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifest, now: string): AsyncGenerator<FeedPageItems> {
+  let since = manifest.since
+  for await (const entry of members(open)) {
+    if (!entry.header.name.startsWith('rows/')) {
+      entry.resume()
+      continue
+    }
+    const changes = (await readText(entry)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as unknown)
+    const last = (changes[changes.length - 1] as { serial?: number } | undefined)?.serial ?? since
+    const envelope = v.parse(FeedEnvelopeSchema, { instance: manifest.instance, changes, next: last, head: manifest.until })
+    yield feedPageItems(envelope, since, now)
+    since = last
+  }
+}
+
+export async function importBundle(
+  deps: Deps,
+  open: () => NodeJS.ReadableStream,
+  opts: { onProgress?: (p: SyncProgress) => void } = {},
+): Promise<SyncSummary & { manifest: BundleManifest }> {
+  const started = performance.now()
+  const staged = new Map<string, StagedBlob>()
+  let manifest: BundleManifest
+  try {
+    manifest = await verify(deps, open, staged)
+    const known = await findSource(deps.db, `bundle:${manifest.instance}`)
+    const have = known?.cursor_serial ?? 0
+    if (known && manifest.until < have) {
+      const done = new BundleError(
+        `this bundle ends at serial ${manifest.until}, before what was imported already (${have}): nothing to do`,
+      )
+      done.nothingToDo = true
+      throw done
+    }
+    if (manifest.since > have) {
+      throw new BundleError(
+        `this bundle holds the changes after serial ${manifest.since} of registry ${manifest.instance}, but this registry has ` +
+          `imported only up to serial ${have} from it: export again with --since ${have}`,
+      )
+    }
+  } catch (err) {
+    for (const blob of staged.values()) await blob.discard()
+    throw err
+  }
+  // Every hash checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
+  const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
+  for (const [sha, blob] of staged) {
+    await blob.commit()
+    const head = new Uint8Array(await (await deps.blobs.open(sha))!.slice(0, 2).arrayBuffer())
+    localArchives.set(sha, { size: blob.size, format: head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip' })
+  }
+  const id = `bundle:${manifest.instance}`
+  const source = await ensureSource(deps.db, id, 'bundle', timestamp(deps))
+  await updateSource(deps.db, id, { last_attempt_at: timestamp(deps), upstream_instance: manifest.instance })
+  const summary: SyncSummary = {
+    source: id,
+    kind: 'bundle',
+    full: manifest.since === 0,
+    complete: false,
+    unreachable: false,
+    changed: { publishers: 0, nodes: 0, versions: 0, removed: 0 },
+    archives: { fetched: localArchives.size, bytes: [...localArchives.values()].reduce((n, a) => n + a.size, 0), refused: 0, failed: 0 },
+    problems: [],
+    seconds: 0,
+  }
+  let state: SyncProgress = { phase: 'metadata', done: 0, bytes: 0 }
+  const ctx = {
+    deps,
+    source,
+    summary,
+    skipped: { nodes: new Set<string>(), publishers: new Set<string>() },
+    progress: (p: Partial<SyncProgress>) => opts.onProgress?.((state = { ...state, ...p })),
+    checkpoint: () => {},
+  } as RunContext
+  const reader = pages(open, manifest, timestamp(deps))
+  const next = async () =>
+    (await reader.next()).value ?? { instance: manifest.instance, next: manifest.until, head: manifest.until, items: [], problems: [] }
+  await followPages(ctx, await next(), next, { full: manifest.since === 0, startSerial: manifest.since, localArchives })
+  await reader.return(undefined)
+  await updateSource(deps.db, id, { cursor_serial: manifest.until, last_success_at: timestamp(deps), last_error: '' })
+  summary.complete = true
+  summary.seconds = (performance.now() - started) / 1000
+  return { ...summary, manifest }
+}

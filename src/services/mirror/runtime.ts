@@ -1,0 +1,25 @@
+/** What a serving registry needs to act as a mirror: the upstream client for archives fetched on first download, and how fresh the data is. */
+import type { UpstreamHttp } from '../../upstream/http-client'
+
+/** `ok`: the last sync succeeded recently; `stale`: it is too long ago (or never was); `unreachable`: the last try could not reach the upstream. */
+export type UpstreamState = 'ok' | 'stale' | 'unreachable'
+
+export interface MirrorFreshness {
+  state: UpstreamState
+  upstream: string
+  lastSuccessAt: string | null
+  lastAttemptAt: string | null
+  lastError: string
+}
+
+export interface MirrorRuntime {
+  http: UpstreamHttp
+  /** Archive fetches in flight, by version id: concurrent first downloads share one fetch. */
+  inflight: Map<string, Promise<unknown>>
+  /** The mirror's freshness, or undefined when this registry mirrors nothing. */
+  freshness(): MirrorFreshness | undefined
+}
+
+export function createMirrorRuntime(http: UpstreamHttp, freshness: () => MirrorFreshness | undefined = () => undefined): MirrorRuntime {
+  return { http, inflight: new Map(), freshness }
+}

@@ -1,0 +1,83 @@
+/** Reads another registry-mirror's change feed: pages validated, each entity checked apart and turned into mirror items. */
+import * as v from 'valibot'
+import { FEED_MAX_LIMIT, FeedEnvelopeSchema, type FeedEnvelope } from '../domain/feed'
+import { nodeItem, publisherItem, versionItem, type ItemProblem, type MirrorItem } from '../domain/mirror-items'
+import {
+  UpstreamNodeSchema,
+  UpstreamPublisherSchema,
+  UpstreamVersionSchema,
+  type UpstreamNode,
+  type UpstreamPublisher,
+  type UpstreamVersion,
+} from '../domain/upstream-wire'
+import type { UpstreamHttp } from './http-client'
+
+export interface FeedPageItems {
+  instance: string
+  next: number
+  head: number
+  /** Items in serial order, each with its serial. */
+  items: { serial: number; item: MirrorItem }[]
+  problems: (ItemProblem & { serial: number })[]
+}
+
+const issue = (r: { issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]] }) =>
+  `${v.getDotPath(r.issues[0]) ?? 'entity'}: ${r.issues[0].message}`
+
+function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorItem | string {
+  if (change.op === 'delete') return { kind: change.kind, tombstone: true, id: change.id }
+  if (change.entity === undefined) return `a ${change.op} entry without its entity`
+  const schema = { publisher: UpstreamPublisherSchema, node: UpstreamNodeSchema, version: UpstreamVersionSchema }[change.kind]
+  const parsed = v.safeParse(schema, change.entity)
+  if (!parsed.success) return `malformed ${change.kind}: ${issue(parsed)}`
+  const entity = parsed.output as UpstreamNode
+  if (entity.id.toLowerCase() !== change.id.toLowerCase()) return `the entity's id "${entity.id}" is not the entry's`
+  if (change.kind === 'publisher') return { kind: 'publisher', data: publisherItem(parsed.output as UpstreamPublisher, now) }
+  if (change.kind === 'node') {
+    const pub = v.safeParse(UpstreamPublisherSchema, entity.publisher)
+    if (!pub.success) return `malformed node: publisher: ${issue(pub)}`
+    const publisher = publisherItem(pub.output as UpstreamPublisher, now)
+    return { kind: 'node', data: nodeItem(entity, publisher.id, now), publisher }
+  }
+  const version = parsed.output as UpstreamVersion
+  const nodeId = typeof version.node_id === 'string' ? version.node_id : ''
+  if (!nodeId) return 'malformed version: node_id: is required'
+  return {
+    kind: 'version',
+    data: { ...versionItem(version, nodeId, now), hostNodes: change.host_nodes, archiveSha256: change.archive?.sha256 },
+  }
+}
+
+/** A page of a feed, as items; the serials must increase and `next` must be the last one. */
+export function feedPageItems(page: FeedEnvelope, since: number, now: string): FeedPageItems {
+  const out: FeedPageItems = { instance: page.instance, next: page.next, head: page.head, items: [], problems: [] }
+  let last = since
+  for (const change of page.changes) {
+    // A feed that goes backwards or repeats itself cannot be followed safely.
+    if (change.serial <= last) throw new FeedError(`the feed's serials are out of order at ${change.serial}`)
+    last = change.serial
+    const item = toItem(change, now)
+    if (typeof item === 'string') out.problems.push({ kind: change.kind, id: change.id, reason: item, serial: change.serial })
+    else out.items.push({ serial: change.serial, item })
+  }
+  if (page.changes.length && page.next !== last) throw new FeedError(`the feed's next (${page.next}) is not its last serial (${last})`)
+  return out
+}
+
+export class FeedError extends Error {}
+
+export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number, now: string): Promise<FeedPageItems> {
+  const page = await http.json(`${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`, FeedEnvelopeSchema)
+  return feedPageItems(page, since, now)
+}
+
+/** Whether the upstream has a change feed (another registry-mirror) or not (the public registry). */
+export async function hasFeed(http: UpstreamHttp, base: string): Promise<boolean> {
+  try {
+    await http.json(`${base}/changes?since=0&limit=1`, FeedEnvelopeSchema)
+    return true
+  } catch (err) {
+    if ((err as { status?: number }).status === 404 || (err as { kind?: string }).kind === 'invalid') return false
+    throw err
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The HTTP client for upstream registries: bounded concurrency, a request rate, a timeout until the headers and
+ * for every pause in a body, and retries with exponential backoff and jitter on network errors, timeouts,
+ * truncated bodies, 5xx, 408 and 429 (honouring Retry-After). Every JSON reply is validated before use.
+ */
+import pLimit from 'p-limit'
+import * as v from 'valibot'
+
+export interface UpstreamHttpOptions {
+  /** Requests in flight at once. */
+  concurrency: number
+  /** Requests started per second at most; 0 for no limit. */
+  ratePerSecond: number
+  /** Longest wait for the headers, and for each chunk of a body. */
+  timeoutMs: number
+  /** Tries per request, the first one included. */
+  attempts: number
+  /** The first backoff; it doubles with each retry, up to 30 s. */
+  backoffMs: number
+  /** A Retry-After longer than this ends the run rather than stalling it. */
+  maxRetryAfterMs: number
+  fetch?: typeof fetch
+  /** Waits between tries (tests pass one that records and returns at once). */
+  sleep?: (ms: number) => Promise<void>
+  signal?: AbortSignal
+  /** Told about each retry, for logs. */
+  onRetry?: (info: { url: string; attempt: number; waitMs: number; reason: string }) => void
+}
+
+export const DEFAULT_HTTP: UpstreamHttpOptions = {
+  concurrency: 4,
+  ratePerSecond: 0,
+  timeoutMs: 30_000,
+  attempts: 6,
+  backoffMs: 500,
+  maxRetryAfterMs: 10 * 60_000,
+}
+
+/** `unreachable`: no answer worth having (network, timeouts, 5xx after every retry); `status`: a 4xx; `invalid`: a reply we refuse. */
+export type UpstreamErrorKind = 'unreachable' | 'status' | 'invalid' | 'aborted'
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
+/** A failure worth another try. */
+class Transient extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message)
+  }
+}
+
+export interface UpstreamHttp {
+  /** GET a JSON document and validate it; a 404 is an UpstreamError with status 404. */
+  json<S extends v.GenericSchema>(url: string, schema: S, opts?: { maxBytes?: number }): Promise<v.InferOutput<S>>
+  /** GET bytes and hand the body to `consume`; a cut, stalled or failed transfer is tried again from the start. */
+  download<T>(
+    url: string,
+    consume: (body: ReadableStream<Uint8Array>, response: Response) => Promise<T>,
+    opts?: { headers?: Record<string, string> },
+  ): Promise<T | { notModified: true }>
+  readonly options: UpstreamHttpOptions
+}
+
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined
+  if (/^\d+$/.test(header.trim())) return Number(header) * 1000
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}
+
+/** The body, failing when a chunk takes longer than `timeoutMs` or the length differs from Content-Length. */
+function guardedBody(res: Response, timeoutMs: number, abort: () => void): ReadableStream<Uint8Array> {
+  const reader = res.body!.getReader()
+  const declared = res.headers.get('content-encoding') ? undefined : Number(res.headers.get('content-length') ?? NaN)
+  let received = 0
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Transient(`the body stalled for ${timeoutMs} ms`)), timeoutMs)
+      })
+      try {
+        const { done, value } = await Promise.race([reader.read(), stalled])
+        if (done) {
+          if (declared !== undefined && !Number.isNaN(declared) && received !== declared) {
+            throw new Transient(`the body was cut off after ${received} of ${declared} bytes`)
+          }
+          controller.close()
+          return
+        }
+        received += value.byteLength
+        controller.enqueue(value)
+      } catch (err) {
+        abort()
+        reader.cancel().catch(() => {})
+        controller.error(
+          err instanceof Transient || err instanceof UpstreamError ? err : new Transient(`the body failed: ${(err as Error).message}`),
+        )
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
+
+async function readText(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+  const parts: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.byteLength
+    if (size > maxBytes) throw new UpstreamError('invalid', `the reply is larger than ${maxBytes} bytes`)
+    parts.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(parts))
+}
+
+export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): UpstreamHttp {
+  const o: UpstreamHttpOptions = { ...DEFAULT_HTTP, ...options }
+  const doFetch = o.fetch ?? fetch
+  const sleep = o.sleep ?? ((ms: number) => Bun.sleep(ms))
+  const limit = pLimit(Math.max(1, o.concurrency))
+  let nextStart = 0
+
+  async function paced<T>(fn: () => Promise<T>): Promise<T> {
+    if (o.ratePerSecond > 0) {
+      const now = Date.now()
+      const start = Math.max(now, nextStart)
+      nextStart = start + 1000 / o.ratePerSecond
+      if (start > now) await sleep(start - now)
+    }
+    return fn()
+  }
+
+  /** One try: the response with a guarded body, or a Transient / UpstreamError. */
+  async function attempt<T>(
+    url: string,
+    headers: Record<string, string>,
+    use: (res: Response, body: ReadableStream<Uint8Array>) => Promise<T>,
+  ) {
+    if (o.signal?.aborted) throw new UpstreamError('aborted', 'stopped')
+    const controller = new AbortController()
+    const onAbort = () => controller.abort()
+    o.signal?.addEventListener('abort', onAbort)
+    const timer = setTimeout(() => controller.abort(), o.timeoutMs)
+    let res: Response
+    try {
+      res = await doFetch(url, { headers: { 'user-agent': 'registry-mirror', ...headers }, signal: controller.signal, redirect: 'follow' })
+    } catch (err) {
+      o.signal?.removeEventListener('abort', onAbort)
+      if (o.signal?.aborted) throw new UpstreamError('aborted', 'stopped')
+      throw new Transient(controller.signal.aborted ? `no answer within ${o.timeoutMs} ms` : `cannot connect: ${(err as Error).message}`)
+    } finally {
+      clearTimeout(timer)
+    }
+    try {
+      if (res.status === 429 || res.status === 408 || res.status >= 500) {
+        res.body?.cancel().catch(() => {})
+        throw new Transient(
+          `HTTP ${res.status}`,
+          res.status === 429 || res.status === 503 ? retryAfter(res.headers.get('retry-after')) : undefined,
+        )
+      }
+      if (res.status === 304) return { notModified: true } as const
+      if (res.status >= 400) {
+        res.body?.cancel().catch(() => {})
+        throw new UpstreamError('status', `HTTP ${res.status} from ${url}`, res.status)
+      }
+      const body = res.body ? guardedBody(res, o.timeoutMs, () => controller.abort()) : new Blob([]).stream()
+      return await use(res, body)
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  async function withRetries<T>(url: string, run: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await limit(() => paced(run))
+      } catch (err) {
+        if (!(err instanceof Transient)) throw err
+        if (o.signal?.aborted) throw new UpstreamError('aborted', 'stopped')
+        if (n >= o.attempts) throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${n} tries)`)
+        if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
+          throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
+        }
+        const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
+        const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
+        o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
+        await sleep(waitMs)
+      }
+    }
+  }
+
+  return {
+    options: o,
+    async json(url, schema, opts = {}) {
+      const parsed = await withRetries(url, () =>
+        attempt(url, { accept: 'application/json' }, async (_res, body) => {
+          const text = await readText(body, opts.maxBytes ?? 64 * 1024 * 1024)
+          try {
+            return JSON.parse(text) as unknown
+          } catch {
+            // Most often a reply cut short: worth another try.
+            throw new Transient('the reply is not complete JSON')
+          }
+        }),
+      )
+      if (parsed && typeof parsed === 'object' && 'notModified' in parsed) throw new UpstreamError('invalid', `${url}: unexpected 304`)
+      const result = v.safeParse(schema, parsed)
+      if (!result.success) {
+        const issue = result.issues[0]
+        throw new UpstreamError('invalid', `${url}: unexpected reply (${v.getDotPath(issue) ?? 'body'}: ${issue.message})`)
+      }
+      return result.output
+    },
+    download(url, consume, opts = {}) {
+      return withRetries(url, () => attempt(url, opts.headers ?? {}, (res, body) => consume(body, res)))
+    },
+  }
+}
+
+export const isTransient = (err: unknown) => err instanceof Transient

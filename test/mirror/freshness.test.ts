@@ -1,0 +1,78 @@
+/** serve --sync-from: the same engine in-process, and how fresh the data is (X-Mirror-Upstream, /ready). */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { createFreshnessTracker } from '../../src/services/mirror/freshness'
+import { createMirrorRuntime } from '../../src/services/mirror/runtime'
+import { startSyncScheduler, type SyncScheduler } from '../../src/services/mirror/scheduler'
+import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { fastHttp, serveTestApp, type ServedApp } from '../support/mirror'
+
+let upstream: ServedApp
+let mirror: TestApp
+let scheduler: SyncScheduler | undefined
+afterEach(async () => {
+  await scheduler?.stop()
+  await upstream?.stop()
+  await mirror?.cleanup()
+})
+
+describe('a serving mirror', () => {
+  test('syncs in-process, says ok while fresh, stale when its last sync is too old, unreachable when the upstream is gone', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
+    mirror = await makeTestApp()
+    const freshness = createFreshnessTracker(mirror.deps, { preferred: upstream.url, staleAfterMs: 10 * 60_000 })
+    mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current())
+    expect((await mirror.call('GET', '/health')).headers.get('x-mirror-upstream')).toBeNull() // mirrors nothing yet
+    scheduler = startSyncScheduler(mirror.deps, {
+      from: upstream.url,
+      archives: 'lazy',
+      everyMs: 3600_000,
+      fullEvery: 100,
+      http: () => fastHttp({ attempts: 2 }).http,
+      freshness,
+    })
+    expect(await scheduler.runNow()).toMatchObject({ complete: true })
+    const health = await mirror.call('GET', '/nodes/pack')
+    expect(health.headers.get('x-mirror-upstream')).toBe('ok')
+    expect((await mirror.call('GET', '/ready')).body.mirror).toEqual({
+      upstream: upstream.url,
+      state: 'ok',
+      last_success_at: mirror.clock.now.toISOString(),
+      last_attempt_at: mirror.clock.now.toISOString(),
+      last_error: '',
+    })
+
+    mirror.clock.now = new Date(mirror.clock.now.getTime() + 11 * 60_000)
+    expect((await mirror.call('GET', '/health')).headers.get('x-mirror-upstream')).toBe('stale')
+
+    upstream.server.stop(true)
+    expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
+    const ready = await mirror.call('GET', '/ready')
+    expect(ready.status).toBe(200) // serving offline is the point
+    expect(ready.headers.get('x-mirror-upstream')).toBe('unreachable')
+    expect(ready.body.mirror).toMatchObject({ state: 'unreachable', last_error: expect.stringContaining('cannot connect') })
+    // Reads, search and installs keep working from the local store.
+    expect((await mirror.call('GET', '/nodes/search?search=pack')).body.nodes.map((n: any) => n.id)).toEqual(['pack'])
+    expect((await mirror.call('GET', '/nodes/pack/install')).status).toBe(200)
+  })
+
+  test('one run at a time: asking again while a run is under way answers that run', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
+    mirror = await makeTestApp()
+    const freshness = createFreshnessTracker(mirror.deps, { preferred: upstream.url, staleAfterMs: 60_000 })
+    scheduler = startSyncScheduler(mirror.deps, {
+      from: upstream.url,
+      archives: 'none',
+      everyMs: 3600_000,
+      fullEvery: 100,
+      http: () => fastHttp().http,
+      freshness,
+    })
+    const [a, b] = await Promise.all([scheduler.runNow(), scheduler.runNow()])
+    expect(a).toBe(b)
+    expect(upstream.requests.filter((p) => p === '/changes')).toHaveLength(2) // the probe, then one page
+  })
+})

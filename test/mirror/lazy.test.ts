@@ -1,0 +1,60 @@
+/** --archives=lazy: an archive is fetched on its first download, once for concurrent downloads, then kept. */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { makeZip, samplePack } from '../support/archives'
+import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { enableLazy, serveTestApp, sync, type ServedApp } from '../support/mirror'
+
+let upstream: ServedApp
+let mirror: TestApp
+afterEach(async () => {
+  await upstream?.stop()
+  await mirror?.cleanup()
+})
+
+describe('archives fetched on first download', () => {
+  test('ten concurrent first downloads make one upstream fetch; the bytes are then kept and served offline', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    const zip = makeZip(samplePack([{ name: 'model.bin', data: crypto.getRandomValues(new Uint8Array(200_000)) }]))
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0', bytes: zip })
+    mirror = await makeTestApp()
+    enableLazy(mirror)
+    const summary = await sync(mirror, upstream.url, { archives: 'lazy' })
+    expect(summary.archives.fetched).toBe(0)
+    const install = (await mirror.call('GET', '/nodes/pack/install')).body
+    expect(install.downloadUrl).toBe('http://registry.test/archives/acme/pack/1.0.0/node.zip')
+    const responses = await Promise.all(Array.from({ length: 10 }, () => mirror.app.request('/archives/acme/pack/1.0.0/node.zip')))
+    for (const res of responses) expect(new Uint8Array(await res.arrayBuffer())).toEqual(zip)
+    expect(upstream.requests.filter((p) => p.startsWith('/archives/'))).toHaveLength(1)
+    await upstream.stop()
+    const offline = await mirror.app.request('/archives/acme/pack/1.0.0/node.zip')
+    expect(new Uint8Array(await offline.arrayBuffer())).toEqual(zip)
+  })
+
+  test('a first download while the upstream is down is a 502 that says so (not a 500, not a hang)', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
+    mirror = await makeTestApp()
+    enableLazy(mirror, { attempts: 1 })
+    await sync(mirror, upstream.url, { archives: 'lazy' })
+    upstream.server.stop(true)
+    const res = await mirror.call('GET', '/archives/acme/pack/1.0.0/node.zip')
+    expect(res.status).toBe(502)
+    expect(res.body).toEqual({
+      error: 'upstream_failed',
+      message: 'this archive is not stored here yet, and the upstream could not provide it',
+    })
+  })
+
+  test('metadata only (no --archives): mirrored versions have no downloadUrl here and are not installable', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
+    mirror = await makeTestApp()
+    enableLazy(mirror)
+    await sync(mirror, upstream.url)
+    expect((await mirror.call('GET', '/nodes/pack')).body.latest_version.downloadUrl).toBe('')
+    expect((await mirror.call('GET', '/nodes/pack/install')).status).toBe(404)
+  })
+})
