@@ -19,7 +19,7 @@ import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import type { Database } from 'bun:sqlite'
 import { createDiskBlobStore } from '../../src/blobs/disk'
-import { dialectOf, storeOn } from '../../src/store/db'
+import { dialectOf, storeOn, type Store } from '../../src/store/db'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
@@ -56,11 +56,18 @@ export async function makeTestApp(
     sqlite?: Database
     /** SQLite and disk, whatever backends the run tests (the permission matrix: its copies are SQLite files). */
     local?: boolean
+    /** A store opened by the test (say, through a proxy it cuts); the test closes it. */
+    store?: Store
   } = {},
 ): Promise<TestApp> {
   const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
   const local = overrides.local || overrides.sqlite !== undefined
-  const store = overrides.sqlite ? await localStore(overrides.sqlite) : await testStore({ local })
+  const given = overrides.store
+  const store = given
+    ? { db: given, close: async () => {} }
+    : overrides.sqlite
+      ? await localStore(overrides.sqlite)
+      : await testStore({ local })
   const db = store.db
   const limiter = (name: string, limit: number, windowMs: number) =>
     dialectOf(db) === 'postgres' ? createSharedRateLimiter(db, name, limit, windowMs) : createRateLimiter(limit, windowMs)
