@@ -82,6 +82,11 @@ const SETTINGS_BASE = {
     default: undefined,
     help: 'S3-compatible object storage for archives (s3://BUCKET/PREFIX); unset: the data directory',
   },
+  'storage-cache-bytes': {
+    schema: int(0, Number.MAX_SAFE_INTEGER),
+    default: '1073741824',
+    help: 'bytes of archives from object storage kept in the data directory, sent from there (with Content-Length and ranges); 0: every download streams from the bucket',
+  },
   's3-endpoint': {
     schema: httpUrl,
     default: undefined,

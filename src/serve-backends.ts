@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { BlobStore } from './blobs/blob-store'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
+import { createBlobCache } from './blobs/disk-cache'
 import type { BackendConfig } from './config'
 import { prepareDataDir } from './data-dir'
 import type { Log } from './log'
@@ -65,7 +66,10 @@ export async function openBackends(config: BackendConfig, dataDir: string, log: 
           sessionToken: config['s3-session-token'],
         },
         disk,
-        (err) => log.warn('storage.failed', { error: err.message, code: (err as { code?: string }).code }),
+        {
+          cache: config['storage-cache-bytes'] > 0 ? createBlobCache(join(dataDir, 'cache'), config['storage-cache-bytes']) : undefined,
+          onError: (err) => log.warn('storage.failed', { error: err.message, code: (err as { code?: string }).code }),
+        },
       )
     : disk
   const signingSecret = database

@@ -5,8 +5,10 @@
  * that points at it is committed after that. Any failure of the object store is a 503 until it comes back.
  */
 import { S3Client } from 'bun'
+import { open } from 'node:fs/promises'
 import { AppError } from '../errors'
 import { isSha256, type BlobStore, type StagedBlob } from './blob-store'
+import type { BlobCache } from './disk-cache'
 
 export interface S3Settings {
   /** `s3://bucket` or `s3://bucket/prefix`. */
@@ -34,11 +36,27 @@ export const storageUnavailable = () =>
 
 const codeOf = (err: unknown) => (err as { code?: string })?.code
 
+/** Streams an object to a local file, a chunk at a time. */
+async function download(file: ReturnType<S3Client['file']>, path: string): Promise<void> {
+  const out = await open(path, 'wx', 0o600)
+  try {
+    for await (const chunk of file.stream()) await out.write(chunk)
+  } finally {
+    await out.close()
+  }
+}
+
 /**
  * `staging` receives uploads (a disk store in the data directory): its commit is replaced by the upload to the
- * bucket. `onError` hears of every failure of the object store before it becomes a 503.
+ * bucket. `cache` keeps local copies that downloads are sent from (without it, they stream from the bucket with no
+ * Content-Length). `onError` hears of every failure of the object store before it becomes a 503.
  */
-export function createS3BlobStore(settings: S3Settings, staging: BlobStore, onError: (err: Error) => void = () => {}): BlobStore {
+export function createS3BlobStore(
+  settings: S3Settings,
+  staging: BlobStore,
+  opts: { cache?: BlobCache; onError?: (err: Error) => void } = {},
+): BlobStore {
+  const { cache, onError = () => {} } = opts
   const parsed = parseS3Url(settings.url)
   if (!parsed) throw new Error(`not an s3:// URL: ${settings.url}`)
   const client = new S3Client({
@@ -96,13 +114,21 @@ export function createS3BlobStore(settings: S3Settings, staging: BlobStore, onEr
     async open(sha256) {
       if (!isSha256(sha256)) return undefined
       const file = fileOf(sha256)
-      const info = await file.stat().catch((err) => (codeOf(err) === 'NoSuchKey' ? undefined : unavailable(err)))
+      const info = cache ? undefined : await file.stat().catch((err) => (codeOf(err) === 'NoSuchKey' ? undefined : unavailable(err)))
       // A slice knows its size; a bare S3File does not (and Bun would answer it as a redirect: see responseBody).
-      return info ? file.slice(0, info.size) : undefined
+      if (!cache) return info ? file.slice(0, info.size) : undefined
+      try {
+        return await cache.get(sha256, (path) => download(file, path))
+      } catch (err) {
+        if (codeOf(err) === 'NoSuchKey') return undefined
+        return unavailable(err)
+      }
     },
 
     async delete(sha256) {
-      if (isSha256(sha256)) await fileOf(sha256).delete().catch(unavailable)
+      if (!isSha256(sha256)) return
+      await cache?.drop(sha256)
+      await fileOf(sha256).delete().catch(unavailable)
     },
 
     async *list() {

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createDiskBlobStore } from '../../src/blobs/disk'
+import { createBlobCache } from '../../src/blobs/disk-cache'
 import { createS3BlobStore } from '../../src/blobs/s3'
+import { join } from 'node:path'
 import { openStore, type Store } from '../../src/store/db'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
@@ -70,7 +72,8 @@ describe('the object store goes away and comes back', () => {
     proxy = startTcpProxy({ hostname: endpoint.hostname, port: Number(endpoint.port) })
     endpoint.port = String(proxy.port)
     t = await makeTestApp()
-    t.deps.blobs = createS3BlobStore({ ...settings, endpoint: endpoint.toString() }, createDiskBlobStore(t.dir))
+    const cache = createBlobCache(join(t.dir, 'cache'), 1024 * 1024)
+    t.deps.blobs = createS3BlobStore({ ...settings, endpoint: endpoint.toString() }, createDiskBlobStore(t.dir), { cache })
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
     const zip = makeZip(samplePack([{ name: 'second.txt', data: 'two' }]))

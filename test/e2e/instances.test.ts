@@ -84,7 +84,7 @@ describe('two instances, one registry', () => {
     const range = await fetch(install.downloadUrl, { headers: { range: 'bytes=0-3' } })
     expect(range.status).toBe(206)
     expect(new Uint8Array(await range.arrayBuffer())).toEqual(zip.slice(0, 4))
-  })
+  }, 30_000)
 
   test('a node banned on B is refused on A, in reads and installs', async () => {
     // A has read and cached the node: the ban must reach its caches, not only its store.
@@ -97,7 +97,7 @@ describe('two instances, one registry', () => {
     await eventually(async () => (await read(await fetch(`${a.url}/nodes/search?search=blur`))).nodes.length === 0)
     expect((await post(`${b.url}/publishers/acme/nodes/blur-pack/unban`, {}, adminToken)).status).toBe(204)
     await eventually(async () => (await fetch(`${a.url}/nodes/blur-pack`)).status === 200)
-  })
+  }, 30_000)
 
   test('A killed mid-upload leaves nothing half visible on B', async () => {
     const published = await post(`${a.url}/publishers/acme/nodes/blur-pack/versions`, {
@@ -113,9 +113,10 @@ describe('two instances, one registry', () => {
       `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${zip.byteLength}\r\n\r\n`,
     )
     socket.write(zip.slice(0, zip.byteLength / 2))
-    await eventually(
-      async () => (await read(await fetch(`${b.url}/nodes/blur-pack/versions/1.1.0`)).catch(() => ({}))).status !== undefined,
-    )
+    // A is mid-upload once it holds the URL's claim (in the database): a second PUT, on either instance, is refused.
+    const second = () =>
+      fetch(`${b.url}${url.pathname}${url.search}`, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: 'x' })
+    await eventually(async () => (await read(await second())).error === 'upload_in_progress')
     a.proc.kill('SIGKILL')
     await a.proc.exited
     socket.end()
@@ -126,5 +127,5 @@ describe('two instances, one registry', () => {
     expect((await fetch(`${b.url}/archives/acme/blur-pack/1.1.0/node.zip`)).status).toBe(404)
     expect((await read(await fetch(`${b.url}/nodes/blur-pack/install`))).version).toBe('1.0.0')
     expect((await read(await fetch(`${b.url}/nodes/blur-pack`))).latest_version.version).toBe('1.0.0')
-  })
+  }, 30_000)
 })

@@ -6,7 +6,9 @@
  */
 import { SQL } from 'bun'
 import { createDiskBlobStore } from '../../src/blobs/disk'
+import { createBlobCache } from '../../src/blobs/disk-cache'
 import { createS3BlobStore, type S3Settings } from '../../src/blobs/s3'
+import { join } from 'node:path'
 import type { BlobStore } from '../../src/blobs/blob-store'
 import { newId } from '../../src/domain/ids'
 import { openStore, type Store } from '../../src/store/db'
@@ -90,7 +92,9 @@ async function prepareSchema() {
 
 /** The test's blob store: on disk in `dir`, or under a prefix of its own in the test bucket (staging in `dir`). */
 export function testBlobStore(dir: string): BlobStore {
-  return TEST_STORAGE ? createS3BlobStore(testS3Settings(), createDiskBlobStore(dir)) : createDiskBlobStore(dir)
+  if (!TEST_STORAGE) return createDiskBlobStore(dir)
+  // As serve makes it: downloads sent from a local copy (a small one here, so that copies come and go).
+  return createS3BlobStore(testS3Settings(), createDiskBlobStore(dir), { cache: createBlobCache(join(dir, 'cache'), 8 * 1024 * 1024) })
 }
 
 const backendEnvs = new Map<string, Record<string, string>>()
