@@ -24,11 +24,11 @@ beforeAll(async () => {
   await ensureBinary()
   a = await startServerOn(dirA, shared)
   b = await startServerOn(dirB, shared)
-})
+}, 30_000)
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()])
   for (const dir of new Set([shared, dirA, dirB])) rmSync(dir, { recursive: true, force: true })
-})
+}, 30_000)
 
 const read = (res: Response): Promise<any> => res.json()
 const post = (url: string, body: unknown, token?: string) =>
