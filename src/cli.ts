@@ -8,6 +8,7 @@ import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
+import { COPY_HELP, copyCommand } from './copy-command'
 import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
@@ -34,6 +35,7 @@ Commands:
   sync            copy an upstream registry into the data directory (--from URL)
   export          write this registry (or its changes since a serial) to one file, for an air gap
   import          apply a file written by export
+  copy-store      move a data directory's registry onto PostgreSQL (and a bucket), for several instances
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
@@ -116,6 +118,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
         audit: () => AUDIT_HELP,
+        'copy-store': () => COPY_HELP,
         sync: () => SYNC_HELP,
         export: () => EXPORT_HELP,
         import: () => IMPORT_HELP,
@@ -133,6 +136,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (command === 'sync') return await syncCommand(args, io)
     if (command === 'export') return await exportCommand(args, io)
     if (command === 'import') return await importCommand(args, io)
+    if (command === 'copy-store') return await copyCommand(args, io)
     if (command === 'audit') return await auditCommand(args, io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
