@@ -41,9 +41,8 @@ const SWEEP_EVERY_MS = 10 * 60_000
 const ABANDONED_AFTER_MS = 60 * 60_000
 /** Rate limit windows are at most this long; older rows only take room. */
 const RATE_WINDOWS_KEPT_MS = 24 * 60 * 60_000
-/** How often an instance looks at the change feed without a wake-up. */
-const FOLLOW_PG_MS = 500
-const FOLLOW_SQLITE_MS = 2000
+/** How often an instance looks at the change feed without a wake-up (a cheap indexed read). */
+const FOLLOW_EVERY_MS = 500
 
 /** Reads and loads the fixture file; returns its problems, one line each, or undefined when it loaded. */
 async function loadFixtureFile(deps: Deps, file: string): Promise<string[] | undefined> {
@@ -144,8 +143,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     return 2
   }
   // Writes of other instances (and of commands beside this server: sync, import) reach this index and these caches:
-  // within a poll on SQLite, at once on PostgreSQL (LISTEN), within FOLLOW_PG_MS if a wake-up is missed.
-  const follower = await followStore(deps, config.database ? FOLLOW_PG_MS : FOLLOW_SQLITE_MS)
+  // at once on PostgreSQL (LISTEN), else within a poll.
+  const follower = await followStore(deps, FOLLOW_EVERY_MS)
   deps.feed = follower
   const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
