@@ -21,8 +21,8 @@ export interface S3Settings {
   sessionToken?: string
 }
 
-/** Part size of multipart uploads: memory per upload stays near two parts, whatever the archive's size. */
-const PART_BYTES = 8 * 1024 * 1024
+/** Part size of multipart uploads (S3's smallest): memory per upload stays near that, whatever the archive's size. */
+const PART_BYTES = 5 * 1024 * 1024
 
 export function parseS3Url(url: string): { bucket: string; prefix: string } | undefined {
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url)
