@@ -32,7 +32,7 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
       signal,
       onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
     })
-  deps.mirror = createMirrorRuntime(http(), () => freshness.current())
+  deps.mirror = createMirrorRuntime(http(), () => freshness.current(), from)
   const refresher = setInterval(() => void freshness.refresh().catch(() => {}), FRESHNESS_EVERY_MS)
   refresher.unref?.()
   let scheduler: SyncScheduler | undefined

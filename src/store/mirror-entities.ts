@@ -18,6 +18,23 @@ export async function listOrigins(db: Store, kind: ChangeKind, ids: readonly str
   return out
 }
 
+/** Origins of entities with the facts of their sources, for pages that say where mirrored data came from. */
+export async function listOriginSources(db: Store, kind: ChangeKind, ids: readonly string[]) {
+  const out = []
+  for (const part of chunks(ids, 5000)) {
+    if (!part.length) continue
+    const rows = await db
+      .selectFrom('mirror_origins as o')
+      .innerJoin('mirror_sources as s', 's.id', 'o.source_id')
+      .select(['o.entity_id', 'o.synced_at', 's.id', 's.kind', 's.upstream_instance', 's.last_success_at', 's.last_attempt_at'])
+      .where('o.kind', '=', kind)
+      .where('o.entity_id', 'in', part)
+      .execute()
+    out.push(...rows)
+  }
+  return out
+}
+
 export function findOrigin(db: Store, kind: ChangeKind, id: string): Promise<MirrorOriginRow | undefined> {
   return db.selectFrom('mirror_origins').selectAll().where('kind', '=', kind).where('entity_id', '=', id).executeTakeFirst()
 }
