@@ -62,7 +62,6 @@ class BunSqlDriver implements Driver {
         const { command, affectedRows, count } = result as { command?: string; affectedRows?: number; count?: number }
         return command && WRITES.has(command) ? { rows, numAffectedRows: BigInt(affectedRows ?? count ?? 0) } : { rows }
       },
-      // eslint-disable-next-line require-yield
       async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
         throw new Error('streaming queries are not used by the store')
       },

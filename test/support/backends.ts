@@ -29,18 +29,6 @@ export function testS3Settings(prefix = `t-${newId()}`): S3Settings {
   }
 }
 
-/** The flags that point a registry-mirror binary at the test object store (one prefix per call). */
-export function testStorageFlags(prefix?: string): string[] {
-  const s = testS3Settings(prefix)
-  return [
-    `--storage=${s.url}`,
-    ...(s.endpoint ? [`--s3-endpoint=${s.endpoint}`] : []),
-    `--s3-region=${s.region}`,
-    `--s3-access-key-id=${s.accessKeyId}`,
-    `--s3-secret-access-key=${s.secretAccessKey}`,
-  ]
-}
-
 let admin: SQL | undefined
 const adminClient = () => (admin ??= new SQL({ url: TEST_DATABASE, max: 2 }))
 
