@@ -283,7 +283,7 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
   if (!problems.length && table === (SETTINGS as unknown)) problems.push(...videoProviderProblems(out, input))
-  if (out['presigned-downloads'] === true && out.storage === undefined) {
+  if (!problems.length && out['presigned-downloads'] === true && out.storage === undefined) {
     const where = sourceOf('presigned-downloads', SETTINGS['presigned-downloads'], input.flags)
     problems.push(`${where}: presigned downloads need object storage (--storage s3://...)`)
   }
