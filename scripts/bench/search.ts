@@ -9,9 +9,15 @@
  *    `listening` until the index is complete: their p99, and the index's time against the quiet start's;
  * 5. write burst: 1,000 publishes (with their archive upload) while one client runs distinct queries: the
  *    client's p99 against the same client quiet, and publishes/s against publishing alone.
+ * With --database (an empty PostgreSQL database; the store is copied into it once, as copy-store moves a
+ * registry), every phase runs against a server on PostgreSQL.
  * Run: npm run build && bun scripts/bench/search.ts [--nodes N] [--fresh] [--publishes 1000] [--phases 12345]
+ *      [--database postgres://...]
  */
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { copyStore } from '../../src/store/copy'
+import { openStore } from '../../src/store/db'
 import { makeZip, samplePack } from '../../test/support/archives'
 import { REAL_NODES } from '../../test/support/seed'
 import { healthRate, loadAverage, ms, pct, quantile, runLoad } from './load'
@@ -27,6 +33,7 @@ const { values } = parseArgs({
     publishes: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     phases: { type: 'string', default: '12345' },
+    database: { type: 'string' },
   },
 })
 const N = Number(values.nodes)
@@ -35,12 +42,14 @@ const SECONDS = Number(values.seconds)
 const CLIENTS = 8
 const phases = values.phases!
 const dir = await benchStore(N, values.fresh)
+if (values.database) await copyOnce(join(dir, 'registry.db'), values.database)
+const serverArgs = values.database ? [`--database=${values.database}`] : []
 const searchPath = (q: string) => `/nodes/search?${q}`
 console.log(`search benchmark: ${N} nodes, ${CLIENTS} clients, default log level; load average ${loadAverage()}`)
 
 // 1. Quiet start.
 let t0 = performance.now()
-let server = await startServer(dir)
+let server = await startServer(dir, serverArgs)
 while (
   !(await fetch(`${server.url}/health`).then(
     (r) => r.ok,
@@ -95,7 +104,7 @@ if (phases.includes('4')) {
 
   // 4. Warm-up under traffic: from `listening`, one distinct-query client and one /health client.
   t0 = performance.now()
-  server = await startServer(dir)
+  server = await startServer(dir, serverArgs)
   const warmLoad = loadAverage()
   let warming = true
   const indexDone = waitForIndex(server.url).then(() => {
@@ -172,4 +181,20 @@ async function benchUser(_server: BenchServer, data: string): Promise<string> {
   const made = Bun.spawnSync([...bin, 'users', 'create', '--id', id, '--email', `${id}@x`, '--name', 'Bench', '--data', data])
   if (made.exitCode !== 0) throw new Error(`users create: ${made.stderr.toString()}`)
   return made.stdout.toString().trim()
+}
+
+/** The store on PostgreSQL (an empty database), copied once as copy-store moves a registry. */
+async function copyOnce(sqlitePath: string, database: string) {
+  const [from, to] = [await openStore(sqlitePath), await openStore(database)]
+  const held = await to
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  if (Number(held.n) === 0) {
+    const t0 = performance.now()
+    await copyStore(from, to)
+    console.log(`copied the store into PostgreSQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
+  await from.destroy()
+  await to.destroy()
 }

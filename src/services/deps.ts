@@ -13,6 +13,7 @@ import type { DownloadCounter } from './downloads'
 import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
+import type { StoreFollower } from './store-follower'
 
 export interface RegistrySettings {
   /** Base of every absolute URL handed out, without a trailing slash. */
@@ -28,6 +29,8 @@ export interface RegistrySettings {
   readOnly: boolean
   /** Serve GET /metrics (the counting happens either way). */
   metrics: boolean
+  /** Answer archive downloads with a redirect to a short-lived presigned URL of the object store (when it has them). */
+  presignedDownloads?: boolean
 
   /** The publisher whose nodes may be claimed. */
   unclaimedPublisherId: string
@@ -42,6 +45,8 @@ export interface VideoSettings {
 
 export interface Deps {
   db: Store
+  /** Where this process follows the change feed (serve sets it; /ready reports the index lag from it). */
+  feed?: Pick<StoreFollower, 'applied'>
   blobs: BlobStore
   signer: UrlSigner
   search: NodeSearch

@@ -1,5 +1,6 @@
 /** The change feed and the audit log: rows appended inside the transaction of the write they record. */
-import type { Store } from './db'
+import { sql } from 'kysely'
+import { dialectOf, postgresClient, type Store } from './db'
 import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
 import type { Insertable } from 'kysely'
 
@@ -21,6 +22,8 @@ export async function appendChanges(
     .returning('last_serial')
     .executeTakeFirstOrThrow()
   const first = Number(last_serial) - entities.length + 1
+  // Other instances on PostgreSQL hear of it at commit (not before: NOTIFY waits for the transaction) and look sooner.
+  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(db)
   const rows = entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
   // In chunks: a large write (a fixture, a sync page) must stay under SQLite's limit of bound values per statement.
   for (let i = 0; i < rows.length; i += CHANGES_PER_STATEMENT) {
@@ -61,4 +64,21 @@ export function listAudit(db: Store, q: { since?: string; before?: number; limit
   if (q.since !== undefined) query = query.where('at', '>=', q.since)
   if (q.before !== undefined) query = query.where('id', '<', q.before)
   return query.execute()
+}
+
+/** The channel instances on one PostgreSQL database wake each other on; the payload names the schema written to. */
+const CHANNEL = 'registry_mirror_changes'
+
+/**
+ * Calls `wake` soon after another process commits a change to this store (PostgreSQL LISTEN); a hint only, the
+ * feed stays the truth. Resolves to a function that stops listening; on SQLite there is nothing to listen to.
+ */
+export async function onCommittedChanges(db: Store, wake: () => void): Promise<() => Promise<void>> {
+  const client = postgresClient(db)
+  if (!client) return async () => {}
+  const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s
+  const subscription = await client.listen(CHANNEL, (payload: string) => {
+    if (payload === schema) wake()
+  })
+  return () => subscription.unlisten()
 }

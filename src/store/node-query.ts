@@ -2,14 +2,16 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
 import type { NodeQuery } from '../domain/node-query'
-import type { Store } from './db'
+import { dialectOf, type Store } from './db'
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 const contains = (s: string) => `%${escapeLike(s.toLowerCase())}%`
 // SQLite's LIKE ignores the case of ASCII letters, exactly as far as its lower() folds them, so the column is
 // compared as stored: lower() on every row doubled the cost of the scans this fallback makes while the index
-// warms. (A PostgreSQL store needs ILIKE here.)
-const like = (column: string, pattern: string): Expression<SqlBool> => sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '\\'`
+// warms. PostgreSQL's LIKE minds case: ILIKE is its spelling of the same comparison.
+const caseless = (db: Store) => (dialectOf(db) === 'postgres' ? sql.raw('ilike') : sql.raw('like'))
+const like = (db: Store, column: string, pattern: string): Expression<SqlBool> =>
+  sql<SqlBool>`${sql.ref(column)} ${caseless(db)} ${pattern} escape '\\'`
 
 function platformMatch(column: string, filter: string, osIndependent: boolean): Expression<SqlBool> {
   const key = escapeLike(normalizePlatformValue(filter))
@@ -27,17 +29,18 @@ function filtered(db: Store, q: NodeQuery) {
   if (q.search) {
     const p = contains(q.search)
     const columns = ['nodes.id', 'nodes.name', 'nodes.description', 'nodes.author', 'nodes.tags_json', 'publishers.id', 'publishers.name']
-    query = query.where((eb) => eb.or(columns.map((c) => like(c, p))))
+    query = query.where((eb) => eb.or(columns.map((c) => like(db, c, p))))
   }
-  if (q.repositoryUrl) query = query.where(like('nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
+  if (q.repositoryUrl) query = query.where(like(db, 'nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
   if (q.hostNode) {
     const p = contains(q.hostNode)
     // One pass over the host node names, then an index lookup per match (not a lookup per node: 5x slower).
-    query = query
-      .where('nodes.latest_version_status', '=', 'active')
-      .where('nodes.latest_version_id', 'in', (eb) =>
-        eb.selectFrom('host_nodes').select('host_nodes.version_id').where(like('host_nodes.name', p)),
-      )
+    query = query.where('nodes.latest_version_status', '=', 'active').where('nodes.latest_version_id', 'in', (eb) =>
+      eb
+        .selectFrom('host_nodes')
+        .select('host_nodes.version_id')
+        .where(like(db, 'host_nodes.name', p)),
+    )
   }
   if (q.os) query = query.where(platformMatch('nodes.os_keys', q.os, true))
   if (q.accelerator) query = query.where(platformMatch('nodes.accelerator_keys', q.accelerator, false))

@@ -242,6 +242,18 @@ export interface MirrorArchiveTable {
   problem_at: string | null
 }
 
+export interface RegistrySecretTable {
+  name: string
+  value: string
+  created_at: string
+}
+
+export interface RateLimitTable {
+  key: string
+  window_started_at: string
+  count: number
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -263,6 +275,8 @@ export interface DB {
   mirror_sources: MirrorSourceTable
   mirror_origins: MirrorOriginTable
   mirror_archives: MirrorArchiveTable
+  registry_secrets: RegistrySecretTable
+  rate_limits: RateLimitTable
 }
 
 export type UserRow = Selectable<UserTable>

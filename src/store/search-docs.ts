@@ -1,6 +1,6 @@
 /** Reads what the search index holds for each node: searched text, filter values and ordering keys. */
 import { sql } from 'kysely'
-import type { Store } from './db'
+import { joinedText, type Store } from './db'
 
 export interface SearchDoc {
   id: string
@@ -42,7 +42,9 @@ function docQuery(db: Store) {
       'nodes.updated_at',
       // One indexed lookup per node; names never contain a newline (they are Python string keys on one line).
       sql<string | null>`case when nodes.latest_version_status = 'active' then
-        (select group_concat(name, char(10)) from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as('host_names'),
+        (select ${joinedText(db, 'name', '\n')} from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as(
+        'host_names',
+      ),
     ])
 }
 

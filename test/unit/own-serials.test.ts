@@ -43,7 +43,7 @@ test("a counter flush of this process, read back from the feed, keeps its render
     w.node('b')
   })
   const before = nodeJson.sequence
-  await follower.tick()
+  await follower.poll()
   expect(nodeJson.contentChangedAfter('a', before)).toBe(false) // own flush: not applied again
   expect(nodeJson.contentChangedAfter('b', before)).toBe(true) // the other process's write
   expect((await search.find({ search: 'gearbox', includeBanned: false, offset: 0, limit: 5 })).ids).toEqual(['b'])

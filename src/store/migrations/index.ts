@@ -5,6 +5,7 @@ import * as videoProxy from './003-video-proxy'
 import * as tokenIds from './004-token-ids'
 import * as moderation from './005-moderation'
 import * as mirror from './006-mirror'
+import * as sharedState from './007-shared-state'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'access token ids, expiry, last use, revocation', up: tokenIds.up },
   { version: 5, name: 'publisher bans and deleted publishers', up: moderation.up },
   { version: 6, name: 'mirroring: sources, origins, upstream archives', up: mirror.up },
+  { version: 7, name: 'shared secrets and rate limits (several instances)', up: sharedState.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
