@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
+import { s3Settings } from './serve-backends'
 import type { Io } from './io'
 import { copyStore, TargetNotEmptyError } from './store/copy'
 import { openStore, type Store } from './store/db'
@@ -65,17 +66,7 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
 
 async function copyArchives(config: NonNullable<ReturnType<typeof loadConfig<typeof BACKEND_SETTINGS>>['config']>): Promise<number> {
   const disk = createDiskBlobStore(config.data)
-  const bucket = createS3BlobStore(
-    {
-      url: config.storage!,
-      endpoint: config['s3-endpoint'],
-      region: config['s3-region'],
-      accessKeyId: config['s3-access-key-id'],
-      secretAccessKey: config['s3-secret-access-key'],
-      sessionToken: config['s3-session-token'],
-    },
-    disk,
-  )
+  const bucket = createS3BlobStore(s3Settings(config, config.storage!), disk)
   let copied = 0
   for await (const sha of disk.list()) {
     const blob = (await disk.open(sha))!

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BlobStore } from './blobs/blob-store'
 import { createDiskBlobStore } from './blobs/disk'
-import { createS3BlobStore } from './blobs/s3'
+import { createS3BlobStore, type S3Settings } from './blobs/s3'
 import { createBlobCache } from './blobs/disk-cache'
 import type { BackendConfig } from './config'
 import { prepareDataDir } from './data-dir'
@@ -45,6 +45,18 @@ function fileSecret(dir: string): string {
   }
 }
 
+/** The object store's settings, from `--storage` and the `--s3-*` settings. */
+export function s3Settings(config: BackendConfig, storage: string): S3Settings {
+  return {
+    url: storage,
+    endpoint: config['s3-endpoint'],
+    region: config['s3-region'],
+    accessKeyId: config['s3-access-key-id'],
+    secretAccessKey: config['s3-secret-access-key'],
+    sessionToken: config['s3-session-token'],
+  }
+}
+
 /** Opens the store (migrating it) and the blob store; throws with a message fit for the operator. */
 export async function openBackends(config: BackendConfig, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
   const database = config.database
@@ -59,21 +71,10 @@ export async function openBackends(config: BackendConfig, dataDir: string, log: 
   const disk = createDiskBlobStore(prepareDataDir(dataDir), { durable: opts.durable })
   const storage = config.storage
   const blobs = storage
-    ? createS3BlobStore(
-        {
-          url: storage,
-          endpoint: config['s3-endpoint'],
-          region: config['s3-region'],
-          accessKeyId: config['s3-access-key-id'],
-          secretAccessKey: config['s3-secret-access-key'],
-          sessionToken: config['s3-session-token'],
-        },
-        disk,
-        {
-          cache: config['storage-cache-bytes'] > 0 ? createBlobCache(join(dataDir, 'cache'), config['storage-cache-bytes']) : undefined,
-          onError: (err) => log.warn('storage.failed', { error: err.message, code: (err as { code?: string }).code }),
-        },
-      )
+    ? createS3BlobStore(s3Settings(config, storage), disk, {
+        cache: config['storage-cache-bytes'] > 0 ? createBlobCache(join(dataDir, 'cache'), config['storage-cache-bytes']) : undefined,
+        onError: (err) => log.warn('storage.failed', { error: err.message, code: (err as { code?: string }).code }),
+      })
     : disk
   const signingSecret = database
     ? await sharedSecret(db, 'url-signing', () => randomBytes(32).toString('hex'), new Date().toISOString())

@@ -5,7 +5,7 @@ import { hashToken, UUID_PATTERN } from '../../src/domain/ids'
 import { findTokenWithUser } from '../../src/store/access-tokens'
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations'
 import { openStore } from '../../src/store/db'
-import { describeSqliteSchema } from '../support/schema-shape'
+import { describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('migrations')
@@ -16,7 +16,7 @@ const OLD_TOKENS = ['first-release-token-1', 'first-release-token-2']
 const reference = async () => {
   const db = new Database(':memory:')
   db.run(await Bun.file(join(import.meta.dir, '../../schema.sql')).text())
-  return describeSqliteSchema(db)
+  return describeSqlite(db)
 }
 
 /** A data directory as the first release left it: tables made by its schema.sql, user_version 0, one of everything. */
@@ -41,7 +41,7 @@ describe('schema migrations', () => {
     const path = join(dirs.make(), 'registry.db')
     await (await openStore(path)).destroy()
     const sqlite = new Database(path)
-    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(describeSqlite(sqlite)).toEqual(await reference())
     expect(sqlite.query<{ user_version: number }, []>('pragma user_version').get()!.user_version).toBe(LATEST_SCHEMA_VERSION)
   })
 
@@ -50,7 +50,7 @@ describe('schema migrations', () => {
     await firstReleaseStore(path)
     await (await openStore(path)).destroy()
     const sqlite = new Database(path)
-    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(describeSqlite(sqlite)).toEqual(await reference())
     expect(sqlite.query('select id from nodes').all()).toEqual([{ id: 'Pack' }])
     // Existing entities enter the change feed, so a follower starting at 0 sees them.
     expect(sqlite.query('select serial, kind, entity_id from changes order by serial').all()).toEqual([
@@ -107,7 +107,7 @@ describe('schema migrations', () => {
     const codes = await Promise.all(procs.map((p) => p.exited))
     const errors = await Promise.all(procs.map((p) => new Response(p.stderr).text()))
     expect({ codes, errors: errors.filter(Boolean) }).toEqual({ codes: [0, 0, 0, 0], errors: [] })
-    expect(describeSqliteSchema(new Database(path))).toEqual(await reference())
+    expect(describeSqlite(new Database(path))).toEqual(await reference())
   })
 
   test('the data file is readable by its owner only', async () => {
