@@ -278,3 +278,18 @@ CREATE TABLE mirror_archives (
   problem    TEXT NOT NULL DEFAULT '',
   problem_at TEXT
 );
+
+-- Secrets every instance of the registry shares (with PostgreSQL: the URL-signing key, made by the first to start).
+CREATE TABLE registry_secrets (
+  name       TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+-- Fixed-window rate limits shared by every instance: the window's start and the events counted in it, per key.
+CREATE TABLE rate_limits (
+  key               TEXT PRIMARY KEY,
+  window_started_at TEXT NOT NULL,
+  count             INTEGER NOT NULL
+);
+CREATE INDEX rate_limits_window ON rate_limits(window_started_at);

@@ -2,19 +2,19 @@
 import { createReadStream, createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { envName, SETTINGS } from './config'
+import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
 import { createProgressBar, formatBytes } from './progress'
 import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
 
-export const EXPORT_HELP = `Usage: registry-mirror export [--since SERIAL] [--data DIR] FILE
+export const EXPORT_HELP = `Usage: registry-mirror export [--since SERIAL] [--data DIR | --database URL --storage URL] FILE
 
 Writes one file (a tar) with the publishers, nodes and versions of this registry and the archives stored here,
 each with its SHA-256: a consistent snapshot, or with --since only the changes after that serial (the one the
 last export printed). Runs while a server serves the same data directory.`
 
-export const IMPORT_HELP = `Usage: registry-mirror import [--data DIR] FILE
+export const IMPORT_HELP = `Usage: registry-mirror import [--data DIR | --database URL --storage URL] FILE
 
 Checks every SHA-256 in a bundle made by "registry-mirror export" before anything becomes visible, then applies
 it in order. Importing the same bundle again changes nothing; a bundle that starts after what was imported is
@@ -34,17 +34,24 @@ function parse(argv: string[], names: string[]) {
   return { flags: values as Record<string, string | boolean | undefined>, files: positionals }
 }
 
-const dataOf = (flags: Record<string, unknown>, io: Io) =>
-  (flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default
+/** Where the registry is (--data, or --database and --storage as serve takes them); undefined after printing problems. */
+function backendsOf(flags: Record<string, unknown>, io: Io): BackendConfig | undefined {
+  const values = Object.fromEntries(Object.keys(BACKEND_SETTINGS).map((k) => [k, flags[k] as string | undefined]))
+  const { config, problems } = loadConfig({ flags: values, env: io.env }, BACKEND_SETTINGS)
+  for (const p of problems) io.err(p)
+  return config
+}
 
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
-  const { flags, files } = parse(argv, ['since', 'data'])
+  const { flags, files } = parse(argv, ['since', ...Object.keys(BACKEND_SETTINGS)])
   if (flags.help) return (io.out(EXPORT_HELP), 0)
   const since = flags.since === undefined ? 0 : Number(flags.since)
   if (!Number.isSafeInteger(since) || since < 0) return (io.err(`--since: expected a serial, a whole number (got "${flags.since}")`), 2)
   if (files.length !== 1) return (io.err('expected one FILE to write the bundle to'), 2)
   const file = files[0]!
-  const deps = await openDataDeps(dataOf(flags, io), { logLevel: 'error' })
+  const backends = backendsOf(flags, io)
+  if (!backends) return 2
+  const deps = await openDataDeps(backends, { logLevel: 'error' })
   const partial = `${file}.partial`
   try {
     // Written aside and renamed when complete: a cut-off export never looks like a bundle.
@@ -72,11 +79,13 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
 }
 
 export async function importCommand(argv: string[], io: Io): Promise<number> {
-  const { flags, files } = parse(argv, ['data'])
+  const { flags, files } = parse(argv, Object.keys(BACKEND_SETTINGS))
   if (flags.help) return (io.out(IMPORT_HELP), 0)
   if (files.length !== 1) return (io.err('expected one FILE: a bundle made by "registry-mirror export"'), 2)
   const file = files[0]!
-  const deps = await openDataDeps(dataOf(flags, io), { logLevel: 'error' })
+  const backends = backendsOf(flags, io)
+  if (!backends) return 2
+  const deps = await openDataDeps(backends, { logLevel: 'error' })
   const bar = io.isTerminal ? createProgressBar() : undefined
   try {
     const summary = await importBundle(deps, () => createReadStream(file), { onProgress: bar && ((p) => bar.update(p)) })

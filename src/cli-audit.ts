@@ -3,7 +3,7 @@ import type { Io } from './io'
 import { readAudit, type AuditEntry } from './services/audit'
 import { parse, UsageError, withDeps, type Flags } from './cli-credentials'
 
-export const AUDIT_HELP = `Usage: registry-mirror audit [--since TIME] [--limit N] [--json] [--data DIR]
+export const AUDIT_HELP = `Usage: registry-mirror audit [--since TIME] [--limit N] [--json] [--data DIR | --database URL]
 
 Prints the audit log newest first: claims, bans, unbans, status changes, deletions, publishers,
 members and tokens created or deleted, and user changes, each with who did it and from where.
@@ -18,7 +18,7 @@ function auditLine(e: AuditEntry): string {
   return [e.at, actor, e.action, `${e.target_kind}:${e.target_id}`, detail].filter(Boolean).join('  ')
 }
 
-export async function auditCommand(argv: string[], io: Io, dataDir: (flags: Flags) => string): Promise<number> {
+export async function auditCommand(argv: string[], io: Io, storeOf: (flags: Flags) => string): Promise<number> {
   const { flags } = parse(argv, ['since', 'limit'], ['json'])
   if (flags.help) return (io.out(AUDIT_HELP), 0)
   const since = flags.since as string | undefined
@@ -27,7 +27,7 @@ export async function auditCommand(argv: string[], io: Io, dataDir: (flags: Flag
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
     throw new UsageError(`--limit: expected a whole number from 1 to 1000 (got "${flags.limit}")`)
   }
-  const page = await withDeps(dataDir(flags), ({ db }) =>
+  const page = await withDeps(storeOf(flags), ({ db }) =>
     readAudit(db, { since: since === undefined ? undefined : new Date(since).toISOString(), limit }),
   )
   for (const entry of page.entries) io.out(flags.json ? JSON.stringify(entry) : auditLine(entry))

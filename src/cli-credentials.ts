@@ -15,25 +15,24 @@ import { createUser, listUsers } from './services/identity'
 import { changeUser, type UserChange } from './services/user-admin'
 import { createNodeJsonCache } from './services/node-json'
 import { openStore, type Store } from './store/db'
-import { join } from 'node:path'
 
 export const USERS_HELP = `Usage:
-  registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--expires DAYS] [--data DIR]
-  registry-mirror users list [--json] [--data DIR]
-  registry-mirror users promote|demote|ban|unban --id ID [--data DIR]
+  registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--expires DAYS] [--data DIR | --database URL]
+  registry-mirror users list [--json] [--data DIR | --database URL]
+  registry-mirror users promote|demote|ban|unban --id ID [--data DIR | --database URL]
 
 create: makes a user and prints a new access token (one line). Use it as "Authorization: Bearer TOKEN".
         --expires DAYS makes the token stop working after that many days (default: never).
 list:   every user with name, email, admin, status, creation time and how many working tokens they hold.
 promote makes the user an admin (moderation routes, the audit log); demote takes that away.
 ban     bans the account: its tokens get 403 on every write; unban lifts that.
-All work whether or not a server is running on the same data directory; changes are in the audit log
-and take effect on the server's next request.`
+All work whether or not a server is running on the same data directory (or PostgreSQL database: --database,
+as serve takes it); changes are in the audit log and take effect on the server's next request.`
 
 export const TOKENS_HELP = `Usage:
-  registry-mirror tokens create --user ID [--expires DAYS] [--data DIR]
-  registry-mirror tokens list --user ID [--json] [--data DIR]
-  registry-mirror tokens revoke TOKEN_ID [--data DIR]
+  registry-mirror tokens create --user ID [--expires DAYS] [--data DIR | --database URL]
+  registry-mirror tokens list --user ID [--json] [--data DIR | --database URL]
+  registry-mirror tokens revoke TOKEN_ID [--data DIR | --database URL]
 
 create: prints a new access token (one line) for an existing user; --expires DAYS as for "users create".
 list:   the user's tokens: id, the token masked (first 4 characters), created, expires, last used (to within
@@ -61,7 +60,7 @@ export class UsageError extends Error {}
 
 export function parse(argv: string[], strings: string[], booleans: string[], positionals = 0): { flags: Flags; args: string[] } {
   const options = Object.fromEntries([
-    ...[...strings, 'data'].map((n) => [n, { type: 'string' as const }]),
+    ...[...strings, 'data', 'database'].map((n) => [n, { type: 'string' as const }]),
     ...[...booleans, 'help'].map((n) => [n, { type: 'boolean' as const }]),
   ])
   const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 })
@@ -82,8 +81,8 @@ function expiresInDays(flags: Flags): number | undefined {
 }
 
 /** A command's store and clock; it writes no nodes or publishers, so the store search and a cache of its own complete commitWrite's needs. */
-export async function withDeps<T>(dir: string, fn: (deps: WriteDeps) => Promise<T>): Promise<T> {
-  const db: Store = await openStore(join(dir, 'registry.db'))
+export async function withDeps<T>(location: string, fn: (deps: WriteDeps) => Promise<T>): Promise<T> {
+  const db: Store = await openStore(location)
   try {
     return await fn({ db, now: () => new Date(), search: createStoreSearch(db), nodeJson: createNodeJsonCache(db, '') })
   } finally {
@@ -104,7 +103,7 @@ export async function credentialsCommand(
   sub: string,
   argv: string[],
   io: Io,
-  dataDir: (flags: Flags) => string,
+  storeOf: (flags: Flags) => string,
 ): Promise<number | undefined> {
   const help = command === 'users' ? USERS_HELP : TOKENS_HELP
   const run = async (strings: string[], booleans: string[], positionals: number, body: (flags: Flags, args: string[]) => Promise<void>) => {
@@ -124,11 +123,11 @@ export async function credentialsCommand(
         isAdmin: flags.admin === true,
         expiresInDays: expiresInDays(flags),
       }
-      io.out(await withDeps(dataDir(flags), (deps) => createUser(deps, CLI_ACTOR, input)))
+      io.out(await withDeps(storeOf(flags), (deps) => createUser(deps, CLI_ACTOR, input)))
     })
   if (key === 'users list')
     return run([], ['json'], 0, async (flags) => {
-      const users = await withDeps(dataDir(flags), (deps) => listUsers(deps))
+      const users = await withDeps(storeOf(flags), (deps) => listUsers(deps))
       if (flags.json) return io.out(JSON.stringify(users, null, 2))
       const rows = users.map((u) => [u.id, u.name, u.email, u.isAdmin ? 'yes' : 'no', u.status, u.activeTokens, u.createdAt])
       for (const line of table(['ID', 'NAME', 'EMAIL', 'ADMIN', 'STATUS', 'TOKENS', 'CREATED'], rows)) io.out(line)
@@ -136,19 +135,19 @@ export async function credentialsCommand(
   if (command === 'users' && USER_CHANGES.includes(sub as UserChange))
     return run(['id'], [], 0, async (flags) => {
       required(flags, ['id'])
-      const user = await withDeps(dataDir(flags), (deps) => changeUser(deps, CLI_ACTOR, flags.id as string, sub as UserChange))
+      const user = await withDeps(storeOf(flags), (deps) => changeUser(deps, CLI_ACTOR, flags.id as string, sub as UserChange))
       io.out(`${user.id}: ${user.is_admin === 1 ? 'admin' : 'not admin'}, ${user.status}`)
     })
   if (key === 'tokens create')
     return run(['user', 'expires'], [], 0, async (flags) => {
       required(flags, ['user'])
       const days = expiresInDays(flags)
-      io.out(await withDeps(dataDir(flags), (deps) => createAccessToken(deps, CLI_ACTOR, flags.user as string, { expiresInDays: days })))
+      io.out(await withDeps(storeOf(flags), (deps) => createAccessToken(deps, CLI_ACTOR, flags.user as string, { expiresInDays: days })))
     })
   if (key === 'tokens list')
     return run(['user'], ['json'], 0, async (flags) => {
       required(flags, ['user'])
-      const tokens = await withDeps(dataDir(flags), (deps) => listAccessTokens(deps, flags.user as string))
+      const tokens = await withDeps(storeOf(flags), (deps) => listAccessTokens(deps, flags.user as string))
       if (flags.json) return io.out(JSON.stringify(tokens, null, 2))
       const rows = tokens.map((t) => [t.id, t.token, t.createdAt, t.expiresAt ?? 'never', t.lastUsedAt ?? 'never', t.state])
       for (const line of table(['ID', 'TOKEN', 'CREATED', 'EXPIRES', 'LAST USED', 'STATE'], rows)) io.out(line)
@@ -156,7 +155,7 @@ export async function credentialsCommand(
   if (key === 'tokens revoke')
     return run([], [], 1, async (flags, [id]) => {
       if (!id) throw new UsageError('the id of the token to revoke is required (see "tokens list --user ID")')
-      const { token, alreadyRevoked } = await withDeps(dataDir(flags), (deps) => revokeToken(deps, CLI_ACTOR, id))
+      const { token, alreadyRevoked } = await withDeps(storeOf(flags), (deps) => revokeToken(deps, CLI_ACTOR, id))
       io.out(
         alreadyRevoked
           ? `token ${token.id} of user ${token.userId} was already revoked at ${token.revokedAt}`

@@ -8,9 +8,11 @@ import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
+import { COPY_HELP, copyCommand } from './copy-command'
 import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -33,6 +35,7 @@ Commands:
   sync            copy an upstream registry into the data directory (--from URL)
   export          write this registry (or its changes since a serial) to one file, for an air gap
   import          apply a file written by export
+  copy-store      move a data directory's registry onto PostgreSQL (and a bucket), for several instances
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
 
@@ -72,8 +75,11 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
   return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags
 }
 
-function dataDir(flags: Flags, io: Io): string {
-  return prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default)
+/** Where a command's store is: --database (a PostgreSQL URL), else registry.db in the data directory. */
+function storeOf(flags: Flags, io: Io): string {
+  const database = (flags.database as string | undefined) ?? io.env[envName('database')]
+  if (database) return database
+  return join(prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default), 'registry.db')
 }
 
 function fixtureCommand(argv: string[], io: Io): number {
@@ -112,6 +118,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
         audit: () => AUDIT_HELP,
+        'copy-store': () => COPY_HELP,
         sync: () => SYNC_HELP,
         export: () => EXPORT_HELP,
         import: () => IMPORT_HELP,
@@ -121,7 +128,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
-      const code = await credentialsCommand(command, sub, rest, io, (flags) => dataDir(flags, io))
+      const code = await credentialsCommand(command, sub, rest, io, (flags) => storeOf(flags, io))
       if (code !== undefined) return code
     }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)
@@ -129,7 +136,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (command === 'sync') return await syncCommand(args, io)
     if (command === 'export') return await exportCommand(args, io)
     if (command === 'import') return await importCommand(args, io)
-    if (command === 'audit') return await auditCommand(sub === undefined ? [] : [sub, ...rest], io, (flags) => dataDir(flags, io))
+    if (command === 'copy-store') return await copyCommand(args, io)
+    if (command === 'audit') return await auditCommand(args, io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
       return sub ? 0 : 2

@@ -24,6 +24,16 @@ const httpUrl = v.pipe(
   v.transform((s) => s.replace(/\/+$/, '')),
 )
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
+const postgresUrl = v.pipe(
+  v.string(),
+  v.regex(/^postgres(ql)?:\/\/[^/?#]+\/[^/?#]+/i, 'expected postgres://USER:PASSWORD@HOST:PORT/DATABASE'),
+  v.check((s) => URL.canParse(s), 'expected postgres://USER:PASSWORD@HOST:PORT/DATABASE'),
+)
+const s3Url = v.pipe(
+  v.string(),
+  v.regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/, 'expected s3://BUCKET or s3://BUCKET/PREFIX (a valid bucket name)'),
+)
+
 const rate = v.pipe(
   v.string(),
   v.regex(/^\d+(\.\d+)?$/, 'expected a number of requests per second (0 for no limit)'),
@@ -54,12 +64,65 @@ const UPSTREAM_SETTINGS = {
   },
 } as const
 
+/** Where the registry's data is: the settings of every command that opens it (serve, sync, export, import). */
 const SETTINGS_BASE = {
-  data: { schema: text, default: './data', help: 'directory of the store, archives and signing key' },
+  data: {
+    schema: text,
+    default: './data',
+    help: 'directory of the store, archives and signing key (with --database and --storage: upload staging only)',
+  },
+  database: {
+    schema: postgresUrl,
+    default: undefined,
+    secret: true,
+    help: 'PostgreSQL database for several instances that serve one registry (postgres://USER:PASSWORD@HOST:PORT/DB); unset: SQLite in the data directory',
+  },
+  storage: {
+    schema: s3Url,
+    default: undefined,
+    help: 'S3-compatible object storage for archives (s3://BUCKET/PREFIX); unset: the data directory',
+  },
+  'storage-cache-bytes': {
+    schema: int(0, Number.MAX_SAFE_INTEGER),
+    default: '1073741824',
+    help: 'bytes of archives from object storage kept in the data directory, sent from there (with Content-Length and ranges); 0: every download streams from the bucket',
+  },
+  's3-endpoint': {
+    schema: httpUrl,
+    default: undefined,
+    aliases: ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'],
+    help: 'endpoint of the object storage (unset: AWS for the region)',
+  },
+  's3-region': {
+    schema: text,
+    default: undefined,
+    aliases: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
+    help: 'region of the bucket (unset: us-east-1)',
+  },
+  's3-access-key-id': { schema: text, default: undefined, aliases: ['AWS_ACCESS_KEY_ID'], help: 'access key id for the object storage' },
+  's3-secret-access-key': {
+    schema: text,
+    default: undefined,
+    secret: true,
+    aliases: ['AWS_SECRET_ACCESS_KEY'],
+    help: 'secret access key for the object storage; prefer the environment (flags show in process listings)',
+  },
+  's3-session-token': {
+    schema: text,
+    default: undefined,
+    secret: true,
+    aliases: ['AWS_SESSION_TOKEN'],
+    help: 'session token of temporary credentials',
+  },
 } as const
 
 export const SETTINGS = {
-  data: SETTINGS_BASE.data,
+  ...SETTINGS_BASE,
+  'presigned-downloads': {
+    schema: bool,
+    default: 'false',
+    help: 'answer archive downloads with a redirect to a presigned URL of the object storage, valid 5 minutes (needs --storage)',
+  },
   host: { schema: text, default: '127.0.0.1', help: 'address to listen on' },
   port: { schema: int(0, 65535), default: '8080', help: 'port to listen on; 0 picks a free one' },
   'public-url': { schema: httpUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
@@ -152,7 +215,7 @@ export const SYNC_SETTINGS = {
     env: 'sync-full',
     help: 'a full pass now: records what the upstream deleted, checks stored archives against it',
   },
-  data: SETTINGS_BASE.data,
+  ...SETTINGS_BASE,
   concurrency: { ...UPSTREAM_SETTINGS['sync-concurrency'], env: 'sync-concurrency' },
   rate: { ...UPSTREAM_SETTINGS['sync-rate'], env: 'sync-rate' },
   timeout: { ...UPSTREAM_SETTINGS['sync-timeout'], env: 'sync-timeout' },
@@ -175,6 +238,8 @@ interface Setting {
   env?: string
   /** A credential: never shown in a problem line. */
   secret?: boolean
+  /** Other environment variables that give it when its own is unset (AWS_REGION for --s3-region, ...). */
+  aliases?: readonly string[]
 }
 type Table = Record<string, Setting>
 type Parsed<T extends Table, K extends keyof T> = v.InferOutput<T[K]['schema']>
@@ -183,6 +248,9 @@ export type ConfigOf<T extends Table> = {
 }
 export type Config = ConfigOf<typeof SETTINGS>
 export type SyncConfig = ConfigOf<typeof SYNC_SETTINGS>
+/** Where the data is: the store, the archives, the staging directory. */
+export type BackendConfig = ConfigOf<typeof SETTINGS_BASE>
+export const BACKEND_SETTINGS = SETTINGS_BASE
 
 export const envName = (name: string) => `REGISTRY_MIRROR_${name.toUpperCase().replace(/-/g, '_')}`
 export const settingEnv = (name: string, setting: object) => envName((setting as { env?: string }).env ?? name)
@@ -202,7 +270,9 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
   const out: Record<string, unknown> = {}
   const problems: string[] = []
   for (const [name, setting] of Object.entries(table)) {
-    const raw = input.flags[name] ?? input.env[settingEnv(name, setting)] ?? setting.default
+    // The usual variables of object storage clients (AWS_REGION, ...) count when ours are unset.
+    const alias = setting.aliases?.map((n) => input.env[n]).find((x) => x !== undefined)
+    const raw = input.flags[name] ?? input.env[settingEnv(name, setting)] ?? alias ?? setting.default
     if (raw === undefined) continue
     const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
@@ -213,6 +283,10 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
   if (!problems.length && table === (SETTINGS as unknown)) problems.push(...videoProviderProblems(out, input))
+  if (!problems.length && out['presigned-downloads'] === true && out.storage === undefined) {
+    const where = sourceOf('presigned-downloads', SETTINGS['presigned-downloads'], input.flags)
+    problems.push(`${where}: presigned downloads need object storage (--storage s3://...)`)
+  }
   if (problems.length) return { config: undefined, problems }
   return { config: Object.freeze(out) as ConfigOf<T>, problems: [] }
 }

@@ -1,38 +1,40 @@
-/** The services' dependencies for commands that work on a data directory without serving it (sync, export, import). */
+/** The services' dependencies for commands that work on a registry's data without serving it (sync, export, import). */
 import { sql } from 'kysely'
-import { join } from 'node:path'
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
-import { createDiskBlobStore } from './blobs/disk'
 import { createUrlSigner } from './blobs/signing'
-import { SETTINGS } from './config'
-import { prepareDataDir } from './data-dir'
+import { SETTINGS, type BackendConfig } from './config'
+import { openBackends } from './serve-backends'
 import { createLog, type LogLevel } from './log'
 import type { Deps } from './services/deps'
 import { createNodeJsonCache } from './services/node-json'
+import { createDownloadCounter } from './services/downloads'
 import { createRateLimiter } from './services/rate-limit'
 import { createMetrics } from './metrics'
 import { createStoreSearch } from './search/store-search'
 import { createRepoHost } from './upstream/repohost'
-import { openStore } from './store/db'
+import { dialectOf } from './store/db'
 
 /** Leftover staging files of a killed process are this old at most when a command starts (see blobs/disk.ts). */
 const STALE_PART_MS = 60 * 60_000
 
-export async function openDataDeps(dir: string, opts: { logLevel: LogLevel }): Promise<Deps & { close(): Promise<void> }> {
-  const db = await openStore(join(prepareDataDir(dir), 'registry.db'))
-  // Bulk writers: a page cache that holds a batch's pages (64 MiB rather than 2), and fewer, larger checkpoints.
-  await sql`pragma cache_size = -65536`.execute(db)
-  await sql`pragma wal_autocheckpoint = 16384`.execute(db)
-  const blobs = createDiskBlobStore(dir)
+/** `backends`: the data directory, or the PostgreSQL database and object storage, as serve takes them. */
+export async function openDataDeps(backends: BackendConfig, opts: { logLevel: LogLevel }): Promise<Deps & { close(): Promise<void> }> {
+  const log = createLog({ level: opts.logLevel })
+  const { db, blobs } = await openBackends(backends, backends.data, log, { durable: true })
+  if (dialectOf(db) === 'sqlite') {
+    // Bulk writers: a page cache that holds a batch's pages (64 MiB rather than 2), and fewer, larger checkpoints.
+    await sql`pragma cache_size = -65536`.execute(db)
+    await sql`pragma wal_autocheckpoint = 16384`.execute(db)
+  }
   await blobs.sweep(STALE_PART_MS)
   // No server here: nothing is rendered for clients and no index is kept; a running server catches up at its next start.
-  const deps: Deps = {
+  const deps = {
     db,
     blobs,
     signer: createUrlSigner('unused'),
     search: createStoreSearch(db),
     nodeJson: createNodeJsonCache(db, ''),
-    log: createLog({ level: opts.logLevel }),
+    log,
     metrics: createMetrics(),
     now: () => new Date(),
     reviewLimiter: createRateLimiter(1, 1),
@@ -52,6 +54,14 @@ export async function openDataDeps(dir: string, opts: { logLevel: LogLevel }): P
       metrics: false,
       unclaimedPublisherId: SETTINGS['unclaimed-publisher-id'].default,
     },
+  } as Omit<Deps, 'downloads'> as Deps
+  // Nothing installs here; the counter is there for the type, and flushed on close all the same.
+  deps.downloads = createDownloadCounter(deps)
+  return {
+    ...deps,
+    close: async () => {
+      await deps.downloads.stop()
+      await db.destroy()
+    },
   }
-  return { ...deps, close: () => db.destroy() }
 }

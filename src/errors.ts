@@ -51,6 +51,8 @@ export const ERROR_CODES = [
   'not_configured',
   'upstream_timeout',
   'read_only',
+  'database_unavailable',
+  'storage_unavailable',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

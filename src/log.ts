@@ -40,3 +40,29 @@ export function createLog(opts: { level?: LogLevel; write?: (line: string) => vo
 }
 
 export const silentLog: Log = createLog({ write: () => {} })
+
+/**
+ * A `write` for createLog that gathers the lines of one turn of the event loop and writes them at once: one
+ * system call for many request lines instead of one each. Whatever is gathered is written at exit too.
+ */
+export function bufferedWriter(sink: (text: string) => void = (text) => process.stderr.write(text)) {
+  let lines: string[] = []
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (!lines.length) return
+    const text = lines.join('\n') + '\n'
+    lines = []
+    sink(text)
+  }
+  process.once('exit', flush)
+  const write = (line: string) => {
+    lines.push(line)
+    if (lines.length >= 512) flush()
+    else if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+  return Object.assign(write, { flush })
+}

@@ -1,17 +1,15 @@
 /**
  * What `serve` adds for mirroring: archives fetched on first download, the freshness snapshot behind
- * X-Mirror-Upstream and /ready, `--sync-from` runs every `--sync-every` minutes, and following the store's feed
- * so that writes of another process (a `sync` or `import` beside this server) reach this index and caches.
+ * X-Mirror-Upstream and /ready, and `--sync-from` runs every `--sync-every` minutes. (Writes of another process, a
+ * `sync` or `import` beside this server, reach this index and caches through serve's follower of the store's feed.)
  */
 import type { Config } from './config'
 import type { Deps } from './services/deps'
 import { createFreshnessTracker } from './services/mirror/freshness'
 import { createMirrorRuntime } from './services/mirror/runtime'
 import { startSyncScheduler, type SyncScheduler } from './services/mirror/scheduler'
-import { followStore } from './services/store-follower'
 import { createUpstreamHttp } from './upstream/http-client'
 
-const FOLLOW_EVERY_MS = 2000
 const FRESHNESS_EVERY_MS = 30_000
 /** Without --sync-from, mirrored data counts as stale a day after its last sync or import. */
 const STALE_WITHOUT_SYNC_MS = 24 * 60 * 60_000
@@ -34,10 +32,9 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
       signal,
       onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
     })
-  deps.mirror = createMirrorRuntime(http(), () => freshness.current())
+  deps.mirror = createMirrorRuntime(http(), () => freshness.current(), from)
   const refresher = setInterval(() => void freshness.refresh().catch(() => {}), FRESHNESS_EVERY_MS)
   refresher.unref?.()
-  const follower = await followStore(deps, FOLLOW_EVERY_MS)
   let scheduler: SyncScheduler | undefined
   if (from) {
     scheduler = startSyncScheduler(deps, {
@@ -52,7 +49,6 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
   return {
     async stop() {
       clearInterval(refresher)
-      follower.stop()
       await scheduler?.stop()
     },
   }

@@ -1,29 +1,30 @@
 /** `serve`: wires store, blobs, signer, search and app, loads a fixture, listens, and shuts down cleanly on a signal. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { DEFAULT_ARCHIVE_LIMITS } from './archive/entries'
-import { createDiskBlobStore } from './blobs/disk'
 import { releaseAbandonedUploads } from './store/uploads'
 import { createUrlSigner } from './blobs/signing'
 import type { Io } from './io'
 import type { Config } from './config'
 import { createApp, type App } from './http/app'
-import { createLog, type Log } from './log'
+import { bufferedWriter, createLog, type Log } from './log'
 import { createMetrics, monitorEventLoop } from './metrics'
 import { registerSearchMetrics } from './search/metrics'
 import { sweepStagedImages } from './services/staged-images'
 import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
-import { createRateLimiter } from './services/rate-limit'
 import { createIndexedSearch } from './search/indexed-search'
+import { createThreadedStoreSearch } from './search/store-search-thread'
+import { createStoreSearch } from './search/store-search'
 import { createNodeJsonCache } from './services/node-json'
+import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
 import { createRepoHost } from './upstream/repohost'
-import { openStore, type Store } from './store/db'
-import { prepareDataDir } from './data-dir'
+import { dropRateWindows } from './store/shared-state'
+import { followStore } from './services/store-follower'
+import { openBackends, type Backends } from './serve-backends'
 import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -36,27 +37,15 @@ function videoProvider(config: Config, log: Log): VideoProvider | undefined {
   return createVideoProvider({ baseUrl, key, timeoutMs: config['video-provider-timeout'] * 1000, log })
 }
 
-/** The signing secret: generated on first start and kept in the data directory (mode 0600). */
-function signingSecret(dir: string): string {
-  const path = join(dir, 'signing.key')
-  try {
-    return readFileSync(path, 'utf8').trim()
-  } catch {
-    const secret = randomBytes(32).toString('hex')
-    try {
-      writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' })
-      return secret
-    } catch {
-      return readFileSync(path, 'utf8').trim() // another process made it first
-    }
-  }
-}
-
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
 /** Upload leftovers of a process killed mid-upload: swept this often, once this old (past every URL's expiry). */
 const SWEEP_EVERY_MS = 10 * 60_000
 const ABANDONED_AFTER_MS = 60 * 60_000
+/** Rate limit windows are at most this long; older rows only take room. */
+const RATE_WINDOWS_KEPT_MS = 24 * 60 * 60_000
+/** How often an instance looks at the change feed without a wake-up (a cheap indexed read). */
+const FOLLOW_EVERY_MS = 500
 
 /** Reads and loads the fixture file; returns its problems, one line each, or undefined when it loaded. */
 async function loadFixtureFile(deps: Deps, file: string): Promise<string[] | undefined> {
@@ -81,17 +70,18 @@ export interface ServeOptions {
 }
 
 export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Promise<number> {
-  const log = createLog({ level: config['log-level'] })
+  const log = createLog({ level: config['log-level'], write: bufferedWriter() })
   const dataDir = opts.temporaryData ? mkdtempSync(join(tmpdir(), 'registry-mirror-fixture-')) : config.data
   const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
-  let db: Store
+  let backends: Backends
   try {
-    db = await openStore(join(prepareDataDir(dataDir), 'registry.db'))
+    backends = await openBackends(config, dataDir, log, { durable: !opts.temporaryData })
   } catch (err) {
     removeTemporary()
-    io.err(`cannot open the store in ${dataDir}: ${(err as Error).message}`)
+    io.err((err as Error).message)
     return 1
   }
+  const { db, blobs } = backends
   let app: App | undefined
   let server: ReturnType<typeof Bun.serve>
   try {
@@ -109,25 +99,28 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     return 1
   }
   const publicUrl = config['public-url'] ?? `http://${urlHost(config.host)}:${server.port}`
-  const search = createIndexedSearch(db, log)
-  const blobs = createDiskBlobStore(dataDir, { durable: !opts.temporaryData })
+  // While it warms, the store answers from a thread of its own (a SQLite file's second handle): its scans do not
+  // hold up other requests. PostgreSQL answers on its own connections.
+  const storeSearch = createStoreSearch(db)
+  const fallback = backends.sqlitePath ? createThreadedStoreSearch(backends.sqlitePath, storeSearch, log) : storeSearch
+  const search = createIndexedSearch(db, log, { fallback })
   const metrics = createMetrics()
   registerSearchMetrics(metrics.registry, search)
-  const deps: Deps = {
+  const deps = {
     db,
     blobs,
-    signer: createUrlSigner(signingSecret(dataDir)),
+    signer: createUrlSigner(backends.signingSecret),
     search,
     nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json')),
     log,
     metrics,
     now: () => new Date(),
-    reviewLimiter: createRateLimiter(30, 10 * 60_000),
+    reviewLimiter: backends.limiter('review', 30, 10 * 60_000),
     video: {
       provider: videoProvider(config, log),
-      startLimiter: createRateLimiter(config['video-start-limit'], 60_000),
+      startLimiter: backends.limiter('video-start', config['video-start-limit'], 60_000),
       // The host application stages two images (start and end frame) for each task.
-      stageLimiter: createRateLimiter(2 * config['video-start-limit'], 60_000),
+      stageLimiter: backends.limiter('video-stage', 2 * config['video-start-limit'], 60_000),
     },
     repoHost: createRepoHost({ apiUrl: config['repohost-api-url'], timeoutMs: config['repohost-timeout-ms'] }),
     settings: {
@@ -140,11 +133,13 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       archiveLimits: { ...DEFAULT_ARCHIVE_LIMITS, timeBudgetMs: config['archive-time-budget'] * 1000 },
       video: { public: config['video-public'], maxImageBytes: config['video-max-image-bytes'] },
       readOnly: config['read-only'],
+      presignedDownloads: config['presigned-downloads'],
       metrics: config.metrics,
 
       unclaimedPublisherId: config['unclaimed-publisher-id'],
     },
-  }
+  } as Omit<Deps, 'downloads'> as Deps
+  deps.downloads = createDownloadCounter(deps)
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
   const problems = config.fixture === undefined ? undefined : await loadFixtureFile(deps, config.fixture)
   if (problems) {
@@ -155,6 +150,10 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     removeTemporary()
     return 2
   }
+  // Writes of other instances (and of commands beside this server: sync, import) reach this index and these caches:
+  // at once on PostgreSQL (LISTEN), else within a poll.
+  const follower = await followStore(deps, FOLLOW_EVERY_MS)
+  deps.feed = follower
   const mirroring = await startMirroring(deps, config)
   app = createApp(deps, { corsOrigin: config['cors-origin'], gzip: config.gzip })
   const stopEventLoopMonitor = monitorEventLoop(metrics)
@@ -164,9 +163,11 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     port: server.port,
     publicUrl,
     data: dataDir,
+    ...backends.where,
     readOnly: config['read-only'],
     videoProvider: config['video-provider-url'] ? new URL(config['video-provider-url']).host : null,
   })
+  deps.downloads.start()
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
@@ -174,6 +175,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     const parts = await blobs.sweep(ABANDONED_AFTER_MS)
     const claims = await releaseAbandonedUploads(db, new Date(Date.now() - ABANDONED_AFTER_MS).toISOString())
     const images = await sweepStagedImages(deps)
+    await dropRateWindows(db, new Date(Date.now() - RATE_WINDOWS_KEPT_MS).toISOString())
     if (parts || claims || images) log.info('uploads.swept', { parts, claims, images })
   }
   const sweeper = setInterval(() => sweep().catch((err: Error) => log.warn('uploads.sweep_failed', { error: err.message })), SWEEP_EVERY_MS)
@@ -181,12 +183,14 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
 
   const signal = await io.stopSignal
   clearInterval(sweeper)
+  follower.stop()
   stopEventLoopMonitor()
   await mirroring.stop() // a sync under way stops between batches, before the store closes
   log.info('server.stopping', { signal })
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
+  await deps.downloads.stop() // the counts of the last interval, after the last request
   search.close()
   await db.destroy()
   removeTemporary()

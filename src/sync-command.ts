@@ -59,7 +59,7 @@ export async function syncCommand(argv: string[], io: Io): Promise<number> {
     return 2
   }
   if (!config.from) return (io.err('--from: required (the base URL of another registry-mirror, or of the public registry)'), 2)
-  const deps = await openDataDeps(config.data, { logLevel: config['log-level'] })
+  const deps = await openDataDeps(config, { logLevel: config['log-level'] })
   const stop = new AbortController()
   void io.stopSignal.then(() => stop.abort())
   const bar = io.isTerminal ? createProgressBar() : undefined

@@ -1,149 +1,206 @@
 /**
- * Search benchmark on a store of N nodes grown from the real packs (default 100,000), in one run:
- * - time until `serve` answers, until the index is complete, and resident memory then;
- * - latency p50/p99 of distinct keyword and filter queries (none repeated);
- * - requests/s of repeating client traffic (manager crawl, search-as-you-type) under 32 connections,
- *   as a ratio to GET /health on the same server.
- * Run: npm run build && bun scripts/bench/search.ts [--nodes N] [--fresh]
+ * Search benchmark on a store of N nodes grown from the real packs (default 100,000), every figure from one run,
+ * the server logging at its default level (info: a line per request) into a file, 8 clients unless said:
+ * 1. quiet start: time until `serve` answers, until the index is complete, and resident memory then;
+ * 2. distinct queries (none repeated, from a generator that does not cycle) under 8 clients: p50/p99, queries/s;
+ * 3. repeating traffic (a manager's crawl over the whole catalogue, search-as-you-type over many words) as a
+ *    ratio of GET /health under the same clients;
+ * 4. warm-up under traffic: a restart with one distinct-query client and one /health client running from
+ *    `listening` until the index is complete: their p99, and the index's time against the quiet start's;
+ * 5. write burst: 1,000 publishes (with their archive upload) while one client runs distinct queries: the
+ *    client's p99 against the same client quiet, and publishes/s against publishing alone.
+ * With --database (an empty PostgreSQL database; the store is copied into it once, as copy-store moves a
+ * registry), every phase runs against a server on PostgreSQL.
+ * Run: npm run build && bun scripts/bench/search.ts [--nodes N] [--fresh] [--publishes 1000] [--phases 12345]
+ *      [--database postgres://...]
  */
-import { existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { copyStore } from '../../src/store/copy'
+import { openStore } from '../../src/store/db'
+import { makeZip, samplePack } from '../../test/support/archives'
 import { REAL_NODES } from '../../test/support/seed'
-import { seedBenchStore } from './seed-store'
-import { mib, startServer } from './server'
+import { healthRate, loadAverage, ms, pct, quantile, runLoad } from './load'
+import { benchStore } from './mixed'
+import { distinctSearches } from './queries'
+import { mib, startServer, waitForIndex, type BenchServer } from './server'
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { nodes: { type: 'string', default: '100000' }, fresh: { type: 'boolean' } },
+  options: {
+    nodes: { type: 'string', default: '100000' },
+    fresh: { type: 'boolean' },
+    publishes: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    phases: { type: 'string', default: '12345' },
+    database: { type: 'string' },
+  },
 })
 const N = Number(values.nodes)
-const dir = join(tmpdir(), `registry-mirror-bench-${N}`)
-if (values.fresh || !existsSync(join(dir, 'registry.db'))) {
-  const t0 = performance.now()
-  await seedBenchStore(dir, N)
-  console.log(`seeded ${N} nodes in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-}
+const PUBLISHES = Number(values.publishes)
+const SECONDS = Number(values.seconds)
+const CLIENTS = 8
+const phases = values.phases!
+const dir = await benchStore(N, values.fresh)
+if (values.database) await copyOnce(join(dir, 'registry.db'), values.database)
+const searchPath = (q: string) => `/nodes/search?${q}`
+console.log(`search benchmark: ${N} nodes, ${CLIENTS} clients, default log level; load average ${loadAverage()}`)
 
-// 1. Start-up: answering, index complete, memory.
-const t0 = performance.now()
-const server = await startServer(dir)
-while (
-  !(await fetch(`${server.url}/health`).then(
-    (r) => r.ok,
-    () => false,
-  ))
-)
-  await Bun.sleep(2)
-const answersMs = performance.now() - t0
-const warmDuring = (await (await fetch(`${server.url}/ready`)).json()) as { search: { state: string } }
-for (;;) {
-  const ready = (await (await fetch(`${server.url}/ready`)).json()) as { search: { ready: boolean } }
-  if (ready.search.ready) break
-  await Bun.sleep(20)
-}
-const indexMs = performance.now() - t0
-await Bun.sleep(500)
-const rssReady = server.rssBytes()
-
-// 2. Latency of distinct queries.
-const real = REAL_NODES
-let seed = 11
-const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
-const words = [
-  ...new Set(
-    real
-      .flatMap((n) => `${n.name} ${n.description}`.split(/[^A-Za-z0-9]+/))
-      .filter((w) => w.length >= 3)
-      .map((w) => w.toLowerCase()),
-  ),
-]
-const nameWords = [
-  ...new Set(
-    real
-      .flatMap((n) => n.name.split(/[^A-Za-z0-9]+/))
-      .filter((w) => w.length >= 3)
-      .map((w) => w.toLowerCase()),
-  ),
-]
-const typo = (w: string) => {
-  const i = 1 + Math.floor(random() * (w.length - 2))
-  return w.slice(0, i) + w.slice(i + 1)
-}
-const OS = ['POSIX', 'POSIX :: Linux', 'Microsoft :: Windows', 'MacOS', 'OS Independent']
-const ACC = ['GPU', 'GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'NPU']
-const makers: (() => string)[] = [
-  () => `search=${pick(nameWords)}`,
-  () => `search=${pick(words)}`,
-  () => `search=${pick(nameWords).slice(0, 3 + Math.floor(random() * 3))}`,
-  () => `search=${typo(pick(nameWords.filter((w) => w.length >= 6)))}`,
-  () => `search=${pick(nameWords)}%20${pick(nameWords)}`,
-  () => `search=${pick(nameWords)}&supported_os=${encodeURIComponent(pick(OS))}`,
-  () => `search=${pick(nameWords)}&supported_accelerator=${encodeURIComponent(pick(ACC))}&page=${1 + Math.floor(random() * 3)}`,
-  () =>
-    `supported_os=${encodeURIComponent(pick(OS))}&supported_accelerator=${encodeURIComponent(pick(ACC))}&page=${1 + Math.floor(random() * 100)}`,
-  () => `repository_url_search=${encodeURIComponent(pick(real).repository.replace('https://', '').split('/').slice(0, 2).join('/'))}`,
-  () =>
-    `host_node_search=${encodeURIComponent(pick(pick(real.filter((n) => n.host_nodes.length)).host_nodes).slice(0, 6 + Math.floor(random() * 6)))}`,
-  () => `page=${1 + Math.floor(random() * 3000)}&limit=${pick([10, 30, 50])}`,
-  () => `search=${pick(nameWords)}&include_banned=true&limit=${pick([10, 30])}`,
-]
-const queries = new Set<string>()
-while (queries.size < 2000) queries.add(pick(makers)())
-const latencies: number[] = []
-for (const q of queries) {
-  const path = q.startsWith('page=') ? '/nodes' : '/nodes/search'
-  const start = performance.now()
-  const res = await fetch(`${server.url}${path}?${q}`)
-  await res.arrayBuffer()
-  latencies.push(performance.now() - start)
-  if (!res.ok) throw new Error(`${q} answered ${res.status}`)
-}
-latencies.sort((a, b) => a - b)
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
-
-// 3. Throughput of repeating traffic against /health, 32 connections each.
-const prefixes = ['controlnet', 'upscale', 'video', 'animatediff', 'impact', 'lora'].flatMap((w) =>
-  Array.from(w, (_, i) => w.slice(0, i + 1)),
-)
-const crawlPages = Math.min(200, Math.ceil(N / 30)) // the upstream registry's size (~4,000 nodes) in pages of 30, at most
-const traffic = [
-  ...Array.from({ length: crawlPages }, (_, i) => `/nodes?page=${i + 1}&limit=30`),
-  ...prefixes.map((p) => `/nodes/search?search=${p}&limit=10`),
-]
-async function rps(paths: string[], seconds: number): Promise<number> {
-  let done = 0
-  const until = performance.now() + seconds * 1000
-  await Promise.all(
-    Array.from({ length: 32 }, async (_, c) => {
-      for (let i = c; performance.now() < until; i += 32) {
-        const res = await fetch(`${server.url}${paths[i % paths.length]}`)
-        await res.arrayBuffer()
-        done++
-      }
-    }),
+/** Every phase on a server with these backends (SQLite and disk, or `--database`). */
+async function measure(label: string, serverArgs: string[]) {
+  console.log(`\n== ${label}`)
+  // 1. Quiet start.
+  let t0 = performance.now()
+  let server = await startServer(dir, serverArgs)
+  while (
+    !(await fetch(`${server.url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
   )
-  return done / seconds
-}
-await rps(traffic, 2) // warm: first visits render and cache
-await rps(['/health'], 1)
-const health = await rps(['/health'], 5)
-const repeating = await rps(traffic, 5)
-const rssAfter = server.rssBytes()
-await server.stop()
+    await Bun.sleep(2)
+  const answersMs = performance.now() - t0
+  await waitForIndex(server.url)
+  const quietIndexMs = performance.now() - t0
+  await Bun.sleep(500)
+  const rssReady = server.rssBytes()
+  console.log(`\n1. quiet start (load average ${loadAverage()})`)
+  console.log(`   answers requests after ${ms(answersMs)}; index complete after ${ms(quietIndexMs)}; RSS then ${mib(rssReady)} MiB`)
 
-const ms = (x: number) => `${x.toFixed(1)} ms`
-console.log(`nodes: ${N} (store ${dir})`)
-console.log(`answers requests after: ${ms(answersMs)} (goal < 1000 ms; search state then: ${warmDuring.search.state})`)
-console.log(`index complete after:   ${ms(indexMs)} (goal < 8000 ms)`)
-console.log(`resident memory:        ${mib(rssReady)} MiB when the index is complete (goal < 600), ${mib(rssAfter)} MiB after the load`)
-console.log(
-  `distinct queries:       ${latencies.length}, p50 ${ms(pct(0.5))}, p90 ${ms(pct(0.9))}, p99 ${ms(pct(0.99))}, max ${ms(latencies.at(-1)!)} (goal p50 < 5, p99 < 25)`,
-)
-console.log(`GET /health:            ${health.toFixed(0)} req/s (32 connections)`)
-console.log(
-  `repeating traffic:      ${repeating.toFixed(0)} req/s (${traffic.length} distinct paths: crawl of ${crawlPages} pages of 30, search-as-you-type)`,
-)
-console.log(`ratio:                  ${((repeating / health) * 100).toFixed(0)}% (goal >= 50%)`)
+  const distinct = distinctSearches(11)
+  if (phases.includes('2')) {
+    // 2. Distinct queries under 8 clients.
+    await runLoad(server.url, { clients: CLIENTS, seconds: 1, next: () => ({ path: searchPath(distinct()) }) })
+    const queryLoad = loadAverage()
+    const queries = await runLoad(server.url, { clients: CLIENTS, seconds: SECONDS, next: () => ({ path: searchPath(distinct()) }) })
+    console.log(`\n2. distinct queries, ${CLIENTS} clients (load average ${queryLoad})`)
+    console.log(
+      `   ${queries.requests} queries, ${queries.perSecond.toFixed(0)}/s, p50 ${ms(quantile(queries.latencies, 0.5))}, ` +
+        `p99 ${ms(quantile(queries.latencies, 0.99))}, failures ${queries.failures}`,
+    )
+  }
+  if (phases.includes('3')) {
+    // 3. Repeating traffic: the crawl walks every page of the catalogue, search-as-you-type types many words.
+    const pages = Math.ceil(N / 30)
+    const typed = [...new Set(REAL_NODES.flatMap((n) => n.name.toLowerCase().split(/[^a-z0-9]+/)).filter((w) => w.length >= 4))]
+      .slice(0, 300)
+      .flatMap((w) => Array.from({ length: w.length - 1 }, (_, i) => w.slice(0, i + 2)))
+    let crawled = 0
+    let typedAt = 0
+    const repeatingNext = (_c: number, i: number) =>
+      i % 2
+        ? { path: `/nodes?page=${(crawled++ % pages) + 1}&limit=30` }
+        : { path: `/nodes/search?search=${typed[typedAt++ % typed.length]}&limit=10` }
+    await runLoad(server.url, { clients: CLIENTS, seconds: 2, next: repeatingNext })
+    const health = await healthRate(server.url, CLIENTS, SECONDS / 2)
+    const repeating = await runLoad(server.url, { clients: CLIENTS, seconds: SECONDS / 2, next: repeatingNext })
+    console.log(`\n3. repeating traffic (load average ${loadAverage()})`)
+    console.log(
+      `   GET /health ${health.toFixed(0)} req/s; crawl of ${pages} pages + search-as-you-type over ${typed.length} prefixes: ` +
+        `${repeating.perSecond.toFixed(0)} req/s = ${pct(repeating.perSecond / health)} of /health, p99 ${ms(quantile(repeating.latencies, 0.99))}`,
+    )
+  }
+  const rssAfter = server.rssBytes()
+  if (phases.includes('4')) {
+    await server.stop()
+
+    // 4. Warm-up under traffic: from `listening`, one distinct-query client and one /health client.
+    t0 = performance.now()
+    server = await startServer(dir, serverArgs)
+    const warmLoad = loadAverage()
+    let warming = true
+    const indexDone = waitForIndex(server.url).then(() => {
+      warming = false
+      return performance.now() - t0
+    })
+    const during = { health: [] as number[], reads: [] as number[], failures: 0 }
+    const client = async (kind: 'health' | 'reads') => {
+      while (warming) {
+        const start = performance.now()
+        const res = await fetch(server.url + (kind === 'health' ? '/health' : searchPath(distinct())))
+        await res.arrayBuffer()
+        if (!res.ok) during.failures++
+        during[kind].push(performance.now() - start)
+      }
+    }
+    const [warmIndexMs] = await Promise.all([indexDone, client('health'), client('reads')])
+    for (const list of [during.health, during.reads]) list.sort((a, b) => a - b)
+    console.log(`\n4. warm-up under traffic (load average ${warmLoad} at the restart)`)
+    console.log(
+      `   index complete after ${ms(warmIndexMs)} = ${(warmIndexMs / quietIndexMs).toFixed(2)}x its quiet time (goal <= 1.5x); ` +
+        `/health p99 ${ms(quantile(during.health, 0.99))} over ${during.health.length} (goal < 50 ms); ` +
+        `reads p99 ${ms(quantile(during.reads, 0.99))} over ${during.reads.length} (goal < 250 ms); failures ${during.failures}`,
+    )
+  }
+  if (phases.includes('5')) {
+    // 5. Write burst: publishes with their upload, while one client runs distinct queries.
+    const token = await benchUser(server, dir)
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const run = Date.now().toString(36) // the store is kept between runs: new names each time
+    const publisher = `burst-${run}`
+    await fetch(`${server.url}/publishers`, { method: 'POST', headers, body: JSON.stringify({ id: publisher, name: 'Burst' }) })
+    const archive = makeZip(samplePack())
+    let published = 0
+    async function publishOne(): Promise<void> {
+      const id = `${publisher}-node-${published++}`
+      const res = await fetch(`${server.url}/publishers/${publisher}/nodes/${id}/versions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ node: { id, description: `write burst ${id}` }, node_version: { version: '1.0.0' } }),
+      })
+      if (res.status !== 201) throw new Error(`publish answered ${res.status}: ${await res.text()}`)
+      const { signedUrl } = (await res.json()) as { signedUrl: string }
+      const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: archive })
+      if (put.status !== 200) throw new Error(`upload answered ${put.status}: ${await put.text()}`)
+    }
+    async function publishBurst(count: number): Promise<number> {
+      const start = performance.now()
+      for (let i = 0; i < count; i++) await publishOne()
+      return count / ((performance.now() - start) / 1000)
+    }
+    const alone = await publishBurst(Math.min(200, PUBLISHES))
+    const quiet = await runLoad(server.url, { clients: 1, seconds: SECONDS / 2, next: () => ({ path: searchPath(distinct()) }) })
+    let writing = true
+    const burstLoad = loadAverage()
+    const [burstRate, busy] = await Promise.all([
+      publishBurst(PUBLISHES).finally(() => (writing = false)),
+      runLoad(server.url, { clients: 1, seconds: 3600, next: () => (writing ? { path: searchPath(distinct()) } : undefined) }),
+    ])
+    console.log(`\n5. write burst (load average ${burstLoad})`)
+    console.log(
+      `   publishing alone ${alone.toFixed(0)}/s; ${PUBLISHES} publishes beside one search client: ${burstRate.toFixed(0)}/s. ` +
+        `Search p99 quiet ${ms(quantile(quiet.latencies, 0.99))}, during the writes ${ms(quantile(busy.latencies, 0.99))} = ` +
+        `${(quantile(busy.latencies, 0.99) / quantile(quiet.latencies, 0.99)).toFixed(2)}x (goal < 2x); failures ${busy.failures}`,
+    )
+  }
+  await server.stop()
+  console.log(`\nRSS: ${mib(rssReady)} MiB when the index was complete, ${mib(rssAfter)} MiB after traffic (store ${dir})`)
+}
+
+await measure('SQLite, disk', [])
+if (values.database) await measure('PostgreSQL', [`--database=${values.database}`])
+
+/** A user made by the CLI on the same data directory (the server is running: the CLI writes beside it). */
+async function benchUser(_server: BenchServer, data: string): Promise<string> {
+  const bin = (await Bun.file('dist/registry-mirror').exists()) ? ['dist/registry-mirror'] : [process.execPath, 'src/main.ts']
+  const id = `bench-${Date.now()}`
+  const made = Bun.spawnSync([...bin, 'users', 'create', '--id', id, '--email', `${id}@x`, '--name', 'Bench', '--data', data])
+  if (made.exitCode !== 0) throw new Error(`users create: ${made.stderr.toString()}`)
+  return made.stdout.toString().trim()
+}
+
+/** The store on PostgreSQL (an empty database), copied once as copy-store moves a registry. */
+async function copyOnce(sqlitePath: string, database: string) {
+  const [from, to] = [await openStore(sqlitePath), await openStore(database)]
+  const held = await to
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  if (Number(held.n) === 0) {
+    const t0 = performance.now()
+    await copyStore(from, to)
+    console.log(`copied the store into PostgreSQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
+  await from.destroy()
+  await to.destroy()
+}

@@ -1,14 +1,17 @@
 /**
  * Writes a benchmark store: the ~2,200 real node packs of test/fixtures grown to N nodes by variants
- * (1-20 versions each, OS and accelerator values, some banned or deleted), straight into SQLite.
+ * (1-20 versions each, OS and accelerator values, some banned or deleted), straight into SQLite. Each latest
+ * version has a 50 KB archive, one of ARCHIVE_FILES distinct blobs in the store's blob directory, so that installs
+ * and downloads work. The one generator of benchmark stores: every benchmark seeds through it.
  * Run: bun scripts/bench/seed-store.ts DIR [N=100000]
  */
 import { Database } from 'bun:sqlite'
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db'
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import { REAL_NODES } from '../../test/support/seed'
+import { picker, seededRandom } from './random'
 
 const OS = [
   [],
@@ -27,6 +30,23 @@ const ACCELERATORS = [
   ['NPU :: Huawei Ascend'],
   ['GPU :: Intel Arc'],
 ]
+/** Distinct archive blobs (50 KB of random bytes each) the latest versions share, round-robin. */
+export const ARCHIVE_FILES = 64
+export const ARCHIVE_BYTES = 50 * 1024
+
+/** Writes the archive blobs where the disk blob store keeps them; returns their SHA-256s. */
+function writeArchiveBlobs(dir: string, random: () => number): string[] {
+  return Array.from({ length: ARCHIVE_FILES }, () => {
+    const bytes = new Uint8Array(ARCHIVE_BYTES)
+    for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256)
+    const sha = new Bun.CryptoHasher('sha256').update(bytes).digest('hex')
+    const sub = join(dir, 'blobs', sha.slice(0, 2), sha.slice(2, 4))
+    mkdirSync(sub, { recursive: true })
+    writeFileSync(join(sub, sha), bytes)
+    return sha
+  })
+}
+
 const FLAVOURS = ['fork', 'plus', 'lite', 'pro', 'fast', 'extended', 'fixed', 'community', 'next', 'ultra', 'mini', 'turbo']
 
 export async function seedBenchStore(dir: string, count: number): Promise<void> {
@@ -36,9 +56,8 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
   const db = new Database(join(dir, 'registry.db'))
   db.run('PRAGMA synchronous = OFF') // a throwaway bulk load
   const real = REAL_NODES
-  let seed = 7
-  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
-  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!
+  const random = seededRandom(7)
+  const pick = picker(random)
   const now = '2026-01-01T00:00:00.000Z'
   const insertPublisher = db.prepare('INSERT OR IGNORE INTO publishers (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)')
   const insertNode = db.prepare(`INSERT INTO nodes (id, normalized_id, publisher_id, name, description, author, repository, repository_key,
@@ -48,6 +67,8 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
     'INSERT INTO node_versions (id, node_id, version, status, host_node_extract_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
   const insertHostNode = db.prepare('INSERT INTO host_nodes (version_id, name) VALUES (?, ?)')
+  const insertArchive = db.prepare("INSERT INTO archives (version_id, sha256, size_bytes, format, created_at) VALUES (?, ?, ?, 'zip', ?)")
+  const blobs = writeArchiveBlobs(dir, random)
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const base = real[i % real.length]!
@@ -87,6 +108,7 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
         const latest = v === versions - 1
         insertVersion.run(latest ? latestId : crypto.randomUUID(), id, `1.${v}.0`, 'active', 'success', now, now)
       }
+      insertArchive.run(latestId, blobs[i % blobs.length]!, ARCHIVE_BYTES, now)
       for (const name of base.host_nodes) insertHostNode.run(latestId, k === 0 ? name : `${name}_${k}`)
     }
     // Every entity enters the change feed, as the registry's own writes would have recorded it.

@@ -1,4 +1,4 @@
-/** The seam every archive storage plugs into (local disk now, object storage later): bytes by SHA-256, as streams and ranges. */
+/** The seam every archive storage plugs into (local disk, S3-compatible object storage): bytes by SHA-256, as streams and ranges. */
 
 /** Bytes received and hashed, not yet visible: inspected, then committed or discarded. */
 export interface StagedBlob {
@@ -26,6 +26,14 @@ export interface BlobStore {
   sweep(maxAgeMs: number): Promise<number>
   /** Whether the store accepts writes (for /ready). */
   check(): Promise<boolean>
+  /** Object storage only: a URL that downloads the blob without credentials until it expires. */
+  presign?(sha256: string, expiresInSeconds: number): string
 }
+
+/**
+ * What to hand `new Response()` for an opened blob: a local file as itself (the server sends it without copying
+ * it through JavaScript), object storage as a stream (Bun answers a bare S3 file body with a redirect, or not at all).
+ */
+export const responseBody = (blob: Blob): Blob | ReadableStream<Uint8Array> => ('presign' in blob ? blob.stream() : blob)
 
 export const isSha256 = (s: string) => /^[0-9a-f]{64}$/.test(s)

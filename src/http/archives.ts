@@ -1,7 +1,8 @@
 /** /archives/{publisher}/{node}/{version}/node.zip: the signed upload (PUT) and downloads with ETag and ranges. */
 import { Hono, type Context } from 'hono'
+import { responseBody } from '../blobs/blob-store'
 import { AppError } from '../errors'
-import { openArchive } from '../services/archives'
+import { createArchiveLookup } from '../services/archive-lookup'
 import type { Deps } from '../services/deps'
 import { receiveArchive } from '../services/upload'
 import * as v from 'valibot'
@@ -10,6 +11,8 @@ import { identity, type Env } from './identity'
 import { route } from './route-spec'
 
 const ARCHIVE_ROUTE = '/:publisherId/:nodeId/:version/node.zip'
+/** Life of a presigned download URL: long enough for a client to follow the redirect, short enough not to be shared. */
+const PRESIGNED_SECONDS = 300
 
 /** Parses a single `bytes=` range against `size`; undefined = whole file, null = unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
@@ -47,8 +50,9 @@ export function archiveRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
   // Identity only for the flagged-archive exception; a bad token just downloads as anyone would.
+  const lookup = createArchiveLookup(deps)
   app.get(ARCHIVE_ROUTE, download, identity(deps), async (c) => {
-    const archive = await openArchive(deps, c.var.actor, c.req.param('nodeId'), c.req.param('version'))
+    const archive = await lookup(c.var.actor, c.req.param('nodeId'), c.req.param('version'))
     const etag = `"${archive.sha256}"`
     const size = archive.bytes.size
     const headers: Record<string, string> = {
@@ -72,9 +76,12 @@ export function archiveRoutes(deps: Deps) {
     const { downloads, downloadBytes } = deps.metrics
     downloads.inc({ kind: range ? 'archive_range' : 'archive' })
     downloadBytes.inc(range ? range.end - range.start + 1 : size)
-    // A Blob body lets the server send the file without copying it through JavaScript.
-    if (!range) return new Response(archive.bytes, { headers: { ...headers, 'Content-Length': String(size) } })
-    return new Response(archive.bytes.slice(range.start, range.end + 1), {
+    // The object store serves the bytes itself (ranges and all) when the operator asks for it.
+    if (deps.settings.presignedDownloads && deps.blobs.presign) {
+      return c.redirect(deps.blobs.presign(archive.sha256, PRESIGNED_SECONDS), 302)
+    }
+    if (!range) return new Response(responseBody(archive.bytes), { headers: { ...headers, 'Content-Length': String(size) } })
+    return new Response(responseBody(archive.bytes.slice(range.start, range.end + 1)), {
       status: 206,
       headers: {
         ...headers,

@@ -10,6 +10,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { AppError, type ErrorCode } from '../errors'
 import type { Log } from '../log'
+import { isDatabaseUnavailable } from '../store/db'
 
 /** Which error body a route answers with; a route spec sets it on the request (route-spec.ts). */
 export type ErrorBody = 'registry' | 'proxy'
@@ -42,6 +43,11 @@ export function describeError(log: Log, err: Error, c: Context): AppError {
     return new AppError(499, 'client_closed_request', 'the client closed the request')
   }
   if (err instanceof AppError) return err
+  if (isDatabaseUnavailable(err)) {
+    // Not a fault of this request: the database went away (restart, failover, network); it may be back soon.
+    log.warn('database.unavailable', { method: c.req.method, path: c.req.path, error: err.message })
+    return new AppError(503, 'database_unavailable', 'the database is unavailable; try again shortly', { 'Retry-After': '5' })
+  }
   if (err instanceof HTTPException) {
     const status = err.status as AppError['status']
     return new AppError(status, CODES[status] ?? 'bad_request', err.message || 'Request failed')

@@ -2,6 +2,7 @@
  * /customers/storage: image staging for the video node. POST hands out a signed upload URL and a signed download
  * URL; the PUT takes one image; the GET serves it to whoever holds the download URL (the video provider).
  */
+import { responseBody } from '../blobs/blob-store'
 import { Hono, type Context } from 'hono'
 import * as v from 'valibot'
 import { mediaType } from '../blobs/signing'
@@ -83,7 +84,7 @@ export function imageStagingRoutes(deps: Deps) {
   })
   app.get('/:id', specs.download, async (c) => {
     const image = await openStagedImage(deps, signedRequest(c))
-    return new Response(image.bytes, {
+    return new Response(responseBody(image.bytes), {
       headers: {
         'Content-Type': image.mediaType,
         'Content-Length': String(image.bytes.size),

@@ -1,21 +1,14 @@
 /** Node routes: search and list, one node, its versions, install, reviews, host nodes, and the bulk version lookup. */
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { NodePageSchema, NodeSchema, VersionSchema } from '../domain/wire'
 import type { Deps } from '../services/deps'
-import { nodePageJson } from '../services/node-lists'
-import {
-  bulkVersions,
-  getHostNodeOwner,
-  getNode,
-  getNodeVersion,
-  getVersionHostNodes,
-  installNode,
-  listNodeVersions,
-} from '../services/nodes'
+import { nodePage } from '../services/node-lists'
+import { bulkVersions, getHostNodeOwner, getNodeJsonText, getNodeVersion, getVersionHostNodes, listNodeVersions } from '../services/nodes'
+import { createInstallLookup } from '../services/install-lookup'
 import { addReview } from '../services/reviews'
 import type { Env } from './identity'
-import { listResponseCache } from './response-cache'
+import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
 import { parseStatuses } from './status-names'
 import { q } from './validate'
@@ -139,20 +132,28 @@ function listParams(query: v.InferOutput<typeof ListQuery>, listing: boolean) {
 export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
-  const page = (json: string) => new Response(json, { headers: { 'content-type': 'application/json' } })
+  const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
   const cached = listResponseCache({
-    generation: () => deps.nodeJson.generation,
+    generation: () => deps.search.generation(),
+    sequence: () => deps.nodeJson.sequence,
+    changedAfter: (ids, sequence) => deps.nodeJson.changedAfter(ids, sequence),
     enabled: () => deps.search.status().ready,
     gzip: opts.gzip ?? false,
     counter: deps.metrics.cache('list_response'),
   })
-  app.get('/', specs.list, cached, async (c) => page(await nodePageJson(deps, listParams(specs.list.query(c), true))))
-  app.get('/search', specs.search, cached, async (c) => page(await nodePageJson(deps, listParams(specs.search.query(c), false))))
+  const page = async (c: Context, params: Parameters<typeof nodePage>[1]) => {
+    const found = await nodePage(deps, params)
+    listed(c, found.ids)
+    return json(found.json)
+  }
+  app.get('/', specs.list, cached, async (c) => page(c, listParams(specs.list.query(c), true)))
+  app.get('/search', specs.search, cached, async (c) => page(c, listParams(specs.search.query(c), false)))
 
-  app.get('/:nodeId', specs.read, async (c) => c.json(await getNode(deps, c.req.param('nodeId'))))
+  app.get('/:nodeId', specs.read, async (c) => json(await getNodeJsonText(deps, c.req.param('nodeId'))))
 
+  const install = createInstallLookup(deps)
   app.get('/:nodeId/install', specs.install, async (c) =>
-    c.json(await installNode(deps, c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
+    c.json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
   )
 
   app.get('/:nodeId/versions', specs.versions, async (c) => {

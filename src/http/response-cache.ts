@@ -1,53 +1,96 @@
-/** Whole responses of the node lists, keyed by URL, kept while nothing changed; gzip made once for clients that take it. */
-import type { MiddlewareHandler } from 'hono'
+/**
+ * Whole responses of the node lists, keyed by URL, bounded by bytes; gzip made once for clients that take it.
+ * An answer stays while the index's matches are unchanged and none of the nodes it lists changed, so a write
+ * drops only the answers it touches.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
 import type { CacheCounter } from '../metrics'
 
 interface Cached {
   generation: number
+  sequence: number
+  ids: readonly string[]
   body: Uint8Array<ArrayBuffer>
   gzip?: Uint8Array<ArrayBuffer>
 }
 
-const MAX_BYTES = 32 * 1024 * 1024
+export const RESPONSE_CACHE_MAX_BYTES = 16 * 1024 * 1024
+const ENTRY_OVERHEAD = 128
 
-/**
- * `generation()` changes with every write that could alter a list; `enabled()` is false while answers
- * are not final (the search index still warming; such requests count as neither hit nor miss). `gzip` serves
- * compressed bytes to clients that accept them.
- */
-export function listResponseCache(opts: {
+/** The nodes each answer lists, recorded by its handler (see listed()). */
+const listedNodes = new WeakMap<Request, readonly string[]>()
+
+/** Tells the cache which nodes this list answer shows; an answer that does not say is not kept. */
+export function listed(c: Context, ids: readonly string[]): void {
+  listedNodes.set(c.req.raw, ids)
+}
+
+export interface ListCacheOptions {
+  /** Changes whenever any list's members or order may have changed (the search index's generation). */
   generation: () => number
+  /** A sequence of changes to single nodes, and whether any of `ids` changed after a given point of it. */
+  sequence: () => number
+  changedAfter: (ids: readonly string[], sequence: number) => boolean
+  /** False while answers are not final (the search index still warming; such requests count as neither hit nor miss). */
   enabled: () => boolean
   gzip: boolean
+  maxBytes?: number
   counter?: CacheCounter
-}): MiddlewareHandler {
+}
+
+export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
+  const maxBytes = opts.maxBytes ?? RESPONSE_CACHE_MAX_BYTES
+  /** In insertion order: the oldest answers are evicted first. */
   const cache = new Map<string, Cached>()
   let bytes = 0
-  const clear = () => {
-    cache.clear()
-    bytes = 0
+  const cost = (key: string, e: Cached) => key.length + e.body.byteLength + (e.gzip?.byteLength ?? 0) + e.ids.length * 8 + ENTRY_OVERHEAD
+  const drop = (key: string) => {
+    const e = cache.get(key)
+    if (!e) return
+    cache.delete(key)
+    bytes -= cost(key, e)
   }
+  const fits = (extra: number) => {
+    for (const [oldest] of cache) {
+      if (bytes + extra <= maxBytes) break
+      drop(oldest)
+    }
+    return bytes + extra <= maxBytes
+  }
+  const current = (e: Cached) => e.generation === opts.generation() && !opts.changedAfter(e.ids, e.sequence)
+
   return async (c, next) => {
     if (c.req.method !== 'GET' || !opts.enabled()) return next()
     const key = c.req.url.slice(c.req.url.indexOf('/', 8))
     const wantsGzip = opts.gzip && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')
     const hit = cache.get(key)
-    if (hit && hit.generation === opts.generation()) {
+    if (hit && current(hit)) {
       opts.counter?.hit()
       const headers: Record<string, string> = { 'content-type': 'application/json', vary: 'Accept-Encoding' }
       if (!wantsGzip) return c.body(hit.body, 200, headers)
-      hit.gzip ??= new Uint8Array(Bun.gzipSync(hit.body))
+      if (!hit.gzip) {
+        const gzip = new Uint8Array(Bun.gzipSync(hit.body))
+        if (fits(gzip.byteLength) && cache.get(key) === hit) {
+          hit.gzip = gzip
+          bytes += gzip.byteLength
+        }
+        return c.body(gzip, 200, { ...headers, 'content-encoding': 'gzip' })
+      }
       return c.body(hit.gzip, 200, { ...headers, 'content-encoding': 'gzip' })
     }
+    if (hit) drop(key)
     opts.counter?.miss()
-    // Kept under the generation it was computed from: if a write landed meanwhile, it is never served.
+    // Kept under the generation and sequence it was computed from: a write landing meanwhile makes it stale.
     const generation = opts.generation()
+    const sequence = opts.sequence()
     await next()
-    if (c.res.status !== 200) return
-    const body = new Uint8Array(await c.res.clone().arrayBuffer())
-    if (bytes + body.byteLength > MAX_BYTES) clear()
-    cache.set(key, { generation, body })
-    bytes += body.byteLength
+    const ids = listedNodes.get(c.req.raw)
+    if (c.res.status !== 200 || !ids) return
+    const entry: Cached = { generation, sequence, ids, body: new Uint8Array(await c.res.clone().arrayBuffer()) }
+    if (fits(cost(key, entry))) {
+      cache.set(key, entry)
+      bytes += cost(key, entry)
+    }
     c.res.headers.set('vary', 'Accept-Encoding')
   }
 }

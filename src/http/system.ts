@@ -17,6 +17,7 @@ const specs = {
       database: v.string(),
       storage: v.string(),
       search: v.unknown(),
+      backends: v.unknown(),
       mirror: v.optional(
         v.object({
           upstream: v.string(),

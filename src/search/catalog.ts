@@ -75,8 +75,14 @@ export class Catalog {
   /** Lower-cased host node name -> the slot providing it, or the slots when several do. */
   private readonly slotsByHostNode = new Map<string, number | number[]>()
   private readonly platforms = new PlatformKeys()
-  private readonly repositories = new SubstringIndex(() => this.values((e) => e.repositoryKey))
-  private readonly hostNodes = new SubstringIndex(() => this.values((e) => e.hostText))
+  private readonly repositories = new SubstringIndex(
+    (slot) => this.entries[slot]?.repositoryKey,
+    () => this.entries.length,
+  )
+  private readonly hostNodes = new SubstringIndex(
+    (slot) => this.entries[slot]?.hostText,
+    () => this.entries.length,
+  )
   /** Slots in list order, and each slot's position in it. */
   private order: number[] = []
   private position: number[] = []
@@ -118,8 +124,8 @@ export class Catalog {
     this.entries[slot] = entry
     this.slotById.set(doc.id.toLowerCase(), slot)
     for (const name of hostNames) this.linkHostNode(name, slot)
-    if (!before || before.repositoryKey !== entry.repositoryKey) this.repositories.invalidate()
-    if (!before || before.hostText !== entry.hostText) this.hostNodes.invalidate()
+    if (!before || before.repositoryKey !== entry.repositoryKey) this.repositories.invalidate(slot)
+    if (!before || before.hostText !== entry.hostText) this.hostNodes.invalidate(slot)
     if (!before) {
       this.size++
       if (deferOrder) {
@@ -140,6 +146,19 @@ export class Catalog {
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
 
+  /** A new download count for a node already held (undefined when it is not): the order follows at once. */
+  setDownloads(id: string, downloads: number): Change | undefined {
+    const slot = this.slotOf(id)
+    const before = slot === undefined ? undefined : this.entries[slot]
+    if (slot === undefined || !before) return undefined
+    if (before.downloads === downloads) return 'none'
+    this.entries[slot] = { ...before, downloads }
+    // During a bulk load the order is built once by finishLoad().
+    const moved = this.sorted && this.reposition(slot)
+    if (popularityBoost(before.downloads) !== popularityBoost(downloads)) return 'content'
+    return moved ? 'order' : 'none'
+  }
+
   remove(id: string): number | undefined {
     const slot = this.slotOf(id)
     const entry = slot === undefined ? undefined : this.entries[slot]
@@ -147,8 +166,8 @@ export class Catalog {
     this.unlinkHostNodes(entry)
     this.slotById.delete(id.toLowerCase())
     this.entries[slot] = undefined
-    this.repositories.invalidate()
-    this.hostNodes.invalidate()
+    this.repositories.invalidate(slot)
+    this.hostNodes.invalidate(slot)
     // Positions are only kept once the order is sorted (not during a bulk load).
     const at = this.sorted ? this.position[slot]! : this.order.indexOf(slot)
     this.order.splice(at, 1)
@@ -196,10 +215,6 @@ export class Catalog {
         (acc === undefined || acc[e.acceleratorId] === true) &&
         (since === undefined || e.updated > since),
     }
-  }
-
-  private *values(pick: (e: Entry) => string): Iterable<[number, string]> {
-    for (const e of this.entries) if (e) yield [e.slot, pick(e)]
   }
 
   private linkHostNode(name: string, slot: number) {

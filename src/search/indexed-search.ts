@@ -8,26 +8,47 @@ import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
 
-const BATCH = 2000
-/** Slots the query cache may hold in all (4 bytes each). */
-const CACHE_SLOTS = 4_000_000
+/** Rows read from the store at once while warming (a few milliseconds of SQLite at a time). */
+const BATCH = 500
+/** The longest the warm-up holds the event loop before it lets waiting requests in. */
+const SLICE_MS = 8
+/** Bytes the query cache may hold in all (4 a slot, 2 a key character, and a little per entry). */
+export const QUERY_CACHE_MAX_BYTES = 16 * 1024 * 1024
+const querySize = (key: string, slots: Int32Array) => slots.byteLength + 2 * key.length + 64
 
 export interface IndexedSearch extends NodeSearch {
   /** Loads every node from the store; the store answers queries until this resolves. */
   warm(): Promise<void>
   /** Stops a warm-up in progress (before the store closes). */
   close(): void
+  /** Bytes the query cache holds now. */
+  readonly cacheBytes: number
 }
 
-export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
-  const fallback = createStoreSearch(db)
+export interface IndexedSearchOptions {
+  queryCacheBytes?: number
+  /** Answers while the index warms (default: the store, on this thread); closed once the index is ready. */
+  fallback?: NodeSearch & { close?(): void }
+  /** Event-loop budget of one warm-up step (tests make it 0: a yield after every node). */
+  sliceMs?: number
+}
+
+/** A timer, not setImmediate: Bun polls for I/O before timers run, so waiting requests get in at every step. */
+const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOptions = {}): IndexedSearch {
+  const maxCacheBytes = opts.queryCacheBytes ?? QUERY_CACHE_MAX_BYTES
+  const sliceMs = opts.sliceMs ?? SLICE_MS
+  const fallback: NodeSearch & { close?(): void } = opts.fallback ?? createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
   /** A 64-bit hash of each slot's searched text: the keyword index is touched only when that text changed. */
   const textHash: bigint[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
-  let cachedSlots = 0
+  let cachedBytes = 0
+  /** Bumped whenever cached answers were dropped because a change could alter them. */
+  let generation = 0
   /** Change sequence numbers, so a batch read before a change never overwrites what the change applied. */
   let sequence = 0
   const changedAt = new Map<string, number>()
@@ -58,15 +79,34 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
   function clearCache() {
     cache.clear()
-    cachedSlots = 0
+    cachedBytes = 0
+    generation++
   }
+
+  /** Nodes whose documents are being read for a refresh (and publisher refreshes under way, whose nodes are not
+   * known until read): a count for one of them goes through the store too, in sequence. */
+  const refreshing = new Map<string, number>()
+  let publisherReads = 0
 
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
     if (!started) return
     const readAt = ++sequence
-    for (const id of ids) changedAt.set(id.toLowerCase(), readAt)
-    const docs = await load()
-    apply(docs, readAt)
+    const keys = ids.map((id) => id.toLowerCase())
+    for (const key of keys) {
+      changedAt.set(key, readAt)
+      refreshing.set(key, (refreshing.get(key) ?? 0) + 1)
+    }
+    let docs: SearchDoc[]
+    try {
+      docs = await load()
+      apply(docs, readAt)
+    } finally {
+      for (const key of keys) {
+        const n = refreshing.get(key)! - 1
+        if (n) refreshing.set(key, n)
+        else refreshing.delete(key)
+      }
+    }
     const found = new Set(docs.map((d) => d.id.toLowerCase()))
     const gone = ids.filter((id) => !found.has(id.toLowerCase()))
     apply(
@@ -127,13 +167,16 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
     const plan = catalog.plan(q)
     const text = q.search?.trim()
     const result = text ? byRelevance(text, plan) : inListOrder(plan)
-    while (cache.size && cachedSlots + result.length > CACHE_SLOTS) {
-      const [oldest, slots] = cache.entries().next().value!
+    const size = querySize(cacheKey, result)
+    for (const [oldest, slots] of cache) {
+      if (cachedBytes + size <= maxCacheBytes) break
       cache.delete(oldest)
-      cachedSlots -= slots.length
+      cachedBytes -= querySize(oldest, slots)
     }
-    cache.set(cacheKey, result)
-    cachedSlots += result.length
+    if (cachedBytes + size <= maxCacheBytes) {
+      cache.set(cacheKey, result)
+      cachedBytes += size
+    }
     return result
   }
 
@@ -142,18 +185,28 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
       started = true
       const t0 = performance.now()
       let after: string | undefined
+      // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
+      // (by the fallback, off this thread) while the index fills.
       while (!closed) {
         const readAt = sequence
         const batch = await loadSearchDocBatch(db, after, BATCH)
         if (!batch.length) break
-        apply(batch, readAt)
         after = batch[batch.length - 1]!.id
-        await new Promise((resolve) => setImmediate(resolve)) // let requests in between batches
+        for (let from = 0; from < batch.length && !closed;) {
+          const sliceStart = performance.now()
+          do {
+            const to = Math.min(batch.length, from + 16)
+            apply(batch.slice(from, to), readAt)
+            from = to
+          } while (from < batch.length && performance.now() - sliceStart < sliceMs)
+          await yieldToRequests()
+        }
       }
       if (closed) return
       catalog.finishLoad()
       clearCache()
       ready = true
+      fallback.close?.()
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
@@ -174,19 +227,49 @@ export function createIndexedSearch(db: Store, log: Log): IndexedSearch {
 
     nodesChanged: (ids) => refresh(ids, () => loadSearchDocs(db, ids)),
 
+    // A flush of counts sets the numbers on the nodes held, with no store read; a node not held yet (the
+    // warm-up has not reached it) or being refreshed right now is read from the store instead, in sequence.
+    async countsChanged(counts) {
+      if (!started) return
+      const viaStore: string[] = []
+      let changed = false
+      for (const [id, downloads] of counts) {
+        const change = publisherReads || refreshing.has(id.toLowerCase()) ? undefined : catalog.setDownloads(id, downloads)
+        if (change === undefined) viaStore.push(id)
+        else changed ||= change !== 'none'
+      }
+      if (changed) clearCache()
+      if (viaStore.length) await refresh(viaStore, () => loadSearchDocs(db, viaStore))
+    },
+
+    // Sequenced before its read, like refresh(): a change that lands while the documents are read wins.
     async publishersChanged(publisherIds) {
       if (!started) return
-      const docs = await loadSearchDocsOfPublishers(db, publisherIds)
-      await refresh(
-        docs.map((d) => d.id),
-        async () => docs,
-      )
+      const readAt = ++sequence
+      publisherReads++
+      try {
+        const docs = await loadSearchDocsOfPublishers(db, publisherIds)
+        for (const d of docs) {
+          const key = d.id.toLowerCase()
+          if ((changedAt.get(key) ?? 0) < readAt) changedAt.set(key, readAt)
+        }
+        apply(docs, readAt)
+      } finally {
+        publisherReads--
+      }
     },
 
     status: () => ({ ready, indexed: catalog.size, engine: ready ? 'index' : 'store' }),
 
+    generation: () => generation,
+
+    get cacheBytes() {
+      return cachedBytes
+    },
+
     close() {
       closed = true
+      fallback.close?.()
     },
   }
 }

@@ -16,7 +16,11 @@ export interface NodeSearch {
   hostNodeOwner(name: string): Promise<string | undefined>
   /** Called, and awaited, right after a committed write that touched these nodes. */
   nodesChanged(ids: readonly string[]): Promise<void>
+  /** Called, and awaited, after a flush of download counts: only these nodes' counts changed, to these values. */
+  countsChanged(counts: ReadonlyMap<string, number>): Promise<void>
   /** Called after a write to publishers whose name or members show in their nodes. */
   publishersChanged(ids: readonly string[]): Promise<void>
   status(): SearchStatus
+  /** Changes whenever the matches or order of any query may have changed (answers computed before are stale). */
+  generation(): number
 }

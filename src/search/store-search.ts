@@ -8,7 +8,10 @@ export function createStoreSearch(db: Store): NodeSearch {
     find: (q) => queryNodeIds(db, q),
     hostNodeOwner: (name) => findHostNodeOwner(db, name),
     nodesChanged: async () => {},
+    countsChanged: async () => {},
     publishersChanged: async () => {},
     status: () => ({ ready: false, indexed: 0, engine: 'store' }),
+    // Answers come from the store each time: nothing computed here goes stale.
+    generation: () => 0,
   }
 }

@@ -1,15 +1,17 @@
 /** Finding the stored archive of a version for download, under the same rules as install. */
 import { normalizeSemver } from '../domain/semver'
 import { AppError, notFound } from '../errors'
-import type { ArchiveRow } from '../store/schema'
+import type { ArchiveRow, NodeRow, VersionRow } from '../store/schema'
 import { findArchive, findVersion } from '../store/versions'
 import type { Actor } from './access'
 import type { Deps } from './deps'
 import { fetchOnFirstDownload } from './mirror/archives'
 import { checkArchiveAccess, requireNode } from './nodes'
 
-/** The archive row and its bytes; the publisher segment of the URL is not checked, so URLs survive a claim. */
-export async function openArchive(deps: Deps, actor: Actor, nodeId: string, version: string): Promise<ArchiveRow & { bytes: Blob }> {
+export type OpenedArchive = ArchiveRow & { bytes: Blob; node: NodeRow; versionRow: VersionRow }
+
+/** The archive row and its bytes (and the rows they were found by); the publisher segment of the URL is not checked, so URLs survive a claim. */
+export async function openArchive(deps: Deps, actor: Actor, nodeId: string, version: string): Promise<OpenedArchive> {
   const node = await requireNode(deps, nodeId)
   const row = await findVersion(deps.db, node.id, normalizeSemver(version) ?? version)
   const missing = () => notFound(`no archive for version ${version} of node "${node.id}"`)
@@ -24,5 +26,5 @@ export async function openArchive(deps: Deps, actor: Actor, nodeId: string, vers
     deps.log.error('archive.missing', { node: node.id, version: row.version, sha256: archive.sha256 })
     throw new AppError(500, 'archive_missing', 'the archive bytes are missing from storage')
   }
-  return { ...archive, bytes }
+  return { ...archive, bytes, node, versionRow: row }
 }

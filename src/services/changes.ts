@@ -9,6 +9,7 @@ import { appendChanges, insertAudit } from '../store/changes'
 import type { ChangeKind } from '../store/schema'
 import type { Actor } from './access'
 import { timestamp, type Deps } from './deps'
+import { ownSerials } from './own-serials'
 
 export interface AuditEntry {
   action: string
@@ -31,6 +32,8 @@ export interface Write {
    * node's latest before or after), which spares a bulk writer (a mirror) a feed entry and an index refresh per node.
    */
   version(id: string, nodeId: string, opts?: { nodeUnchanged?: boolean }): void
+  /** Only the node's download count changed, to `downloads`: fed like node(), but rendered nodes are kept. */
+  counted(id: string, downloads: number): void
   /** Records who did what, in the same transaction. Never pass a credential. */
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
@@ -45,6 +48,9 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
   const nodes = new Set<string>()
   const publishers = new Set<string>()
   const versions = new Set<string>()
+  /** Nodes whose rendering did not change, but one of whose versions did (what install and download answers hold). */
+  const versionNodes = new Set<string>()
+  const counts = new Map<string, number>()
   const result = await deps.db.transaction().execute(async (trx) => {
     const audits: Parameters<typeof insertAudit>[1][number][] = []
     const w: Write = {
@@ -55,7 +61,9 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       version(id, nodeId, opts) {
         versions.add(id)
         if (!opts?.nodeUnchanged) nodes.add(nodeId)
+        else versionNodes.add(nodeId)
       },
+      counted: (id, downloads) => counts.set(id, downloads),
       audit(actor, e) {
         audits.push({
           at: now,
@@ -71,16 +79,41 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
     }
     const value = await work(w)
     const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
-    await appendChanges(trx, [...touched('publisher', publishers), ...touched('node', nodes), ...touched('version', versions)], now)
+    const countedOnly = new Set([...counts.keys()].filter((id) => !nodes.has(id)))
+    const fed = [
+      ...touched('publisher', publishers),
+      ...touched('node', nodes),
+      ...touched('node', countedOnly),
+      ...touched('version', versions),
+    ]
+    const serials = await appendChanges(trx, fed, now)
     await insertAudit(trx, audits)
-    return value
+    return { value, serials }
   })
-  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers] })
-  return result
+  // After the commit only: serials of a rolled-back write are given again, maybe to another process's write.
+  if (result.serials) ownSerials.record(deps.db, result.serials)
+  for (const id of nodes) {
+    counts.delete(id)
+    versionNodes.delete(id)
+  }
+  if (versionNodes.size) deps.nodeJson.versionsChanged([...versionNodes])
+  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
+  return result.value
 }
 
-/** Brings the search index and the caches in step with committed changes (this instance's own, or, later, another's). */
-export async function applyChanges(deps: Pick<Deps, 'search' | 'nodeJson'>, changed: { nodes: string[]; publishers: string[] }) {
+/**
+ * Brings the search index and the caches in step with committed changes (this instance's own, or another's).
+ * `counts`: nodes whose download count alone changed, with the new count; the index takes it (order and
+ * popularity), rendered nodes keep their text and take the number.
+ */
+export async function applyChanges(
+  deps: Pick<Deps, 'search' | 'nodeJson'>,
+  changed: { nodes: string[]; publishers: string[]; counts?: ReadonlyMap<string, number> },
+) {
+  if (changed.counts?.size) {
+    await deps.search.countsChanged(changed.counts)
+    deps.nodeJson.countsChanged(changed.counts)
+  }
   if (changed.nodes.length) {
     await deps.search.nodesChanged(changed.nodes)
     deps.nodeJson.nodesChanged(changed.nodes)

@@ -9,9 +9,11 @@ import type { Store } from '../store/db'
 import type { VideoProvider } from '../upstream/video-provider'
 import type { RepoHost } from '../upstream/repohost'
 
+import type { DownloadCounter } from './downloads'
 import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
+import type { StoreFollower } from './store-follower'
 
 export interface RegistrySettings {
   /** Base of every absolute URL handed out, without a trailing slash. */
@@ -27,6 +29,8 @@ export interface RegistrySettings {
   readOnly: boolean
   /** Serve GET /metrics (the counting happens either way). */
   metrics: boolean
+  /** Answer archive downloads with a redirect to a short-lived presigned URL of the object store (when it has them). */
+  presignedDownloads?: boolean
 
   /** The publisher whose nodes may be claimed. */
   unclaimedPublisherId: string
@@ -41,10 +45,14 @@ export interface VideoSettings {
 
 export interface Deps {
   db: Store
+  /** Where this process follows the change feed (serve sets it; /ready reports the index lag from it). */
+  feed?: Pick<StoreFollower, 'applied'>
   blobs: BlobStore
   signer: UrlSigner
   search: NodeSearch
   nodeJson: NodeJsonCache
+  /** Installs count here; the counts reach the store at most a flush interval later. */
+  downloads: DownloadCounter
   /** Logs through this carry the request's id while a request runs (Log.within). */
   log: Log
   /** The one metrics registry; features register their own metrics in it (src/metrics.ts says how). */

@@ -1,52 +1,171 @@
-/** Rendered node JSON (with publisher and latest_version), cached per node and dropped on every change to it. */
+/**
+ * Rendered node JSON (with publisher and latest_version), cached per node, bounded by bytes, and dropped only
+ * for the nodes a change touched. The download count is kept beside the cached text and written in when the
+ * text is served, so that a counter flush updates the number without rendering anything again.
+ */
 import type { CacheCounter } from '../metrics'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
-import { renderNodes } from './views'
+import type { PublisherJson } from '../domain/wire'
+import { renderNodePublishers, renderNodes } from './views'
 
-const MAX_ENTRIES = 50_000
+/** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
+export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
+/** What a cache entry costs beside its text (the map entry, the object, the id). */
+const ENTRY_OVERHEAD = 96
+
+interface Entry {
+  /** The JSON after `{"downloads":N`, starting with its comma. */
+  tail: string
+  downloads: number
+}
 
 export interface NodeJsonCache {
-  /** Counts changes to any node or publisher; whatever was rendered before a change may be stale after it. */
-  readonly generation: number
+  /** Counts changes to any node's JSON (counter flushes included); pass it to changedAfter(). */
+  readonly sequence: number
+  /** Whether the JSON of any of these nodes changed after `sequence` was read. */
+  changedAfter(ids: readonly string[], sequence: number): boolean
+  /** The same, not counting download counts: whether anything else about the node (or its versions) changed. */
+  contentChangedAfter(id: string, sequence: number): boolean
   /** The JSON text of each node, in the order given; unknown ids are left out. */
   render(ids: readonly string[]): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
+  /** A version of these nodes changed that their JSON does not show (not the latest): their JSON is kept. */
+  versionsChanged(ids: readonly string[]): void
+  /** Only these nodes' download counts changed, to the values given: cached text is kept, its count replaced. */
+  countsChanged(counts: ReadonlyMap<string, number>): void
   /** Publisher names and members show inside every node of theirs. */
   publishersChanged(): void
+  /** Bytes held now (for tests and metrics). */
+  readonly bytes: number
 }
 
 const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
 
-export function createNodeJsonCache(db: Store, publicUrl: string, counter: CacheCounter = uncounted): NodeJsonCache {
-  const cache = new Map<string, string>()
-  let generation = 0
+const text = (e: Entry) => `{"downloads":${e.downloads}${e.tail}`
+
+export function createNodeJsonCache(
+  db: Store,
+  publicUrl: string,
+  counter: CacheCounter = uncounted,
+  maxBytes = NODE_JSON_MAX_BYTES,
+): NodeJsonCache {
+  /** In insertion order: the oldest entries are evicted first when the bytes run out. */
+  const cache = new Map<string, Entry>()
+  let bytes = 0
+  let sequence = 0
+  /** The sequence of each node's last change; and one for all nodes (a publisher change). */
+  const changedAt = new Map<string, number>()
+  const contentChangedAt = new Map<string, number>()
+  let allChangedAt = 0
+  const cost = (id: string, e: Entry) => e.tail.length + id.length + ENTRY_OVERHEAD
+
+  function drop(id: string) {
+    const e = cache.get(id)
+    if (!e) return
+    cache.delete(id)
+    bytes -= cost(id, e)
+  }
+
+  function keep(id: string, e: Entry) {
+    drop(id)
+    const size = cost(id, e)
+    if (size > maxBytes) return
+    for (const [oldest] of cache) {
+      if (bytes + size <= maxBytes) break
+      drop(oldest)
+    }
+    cache.set(id, e)
+    bytes += size
+  }
+
+  const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
+
+  /**
+   * Rendered publishers (as every node shows them), a few per thousand nodes: kept until any publisher changes,
+   * within a 16th of the bytes. They were two of the five queries of rendering a page of nodes.
+   */
+  const publishers = new Map<string, { json: PublisherJson; size: number }>()
+  let publisherBytes = 0
+  async function renderPublishersOf(ids: readonly string[]): Promise<PublisherJson[]> {
+    const missing = ids.filter((id) => !publishers.has(id))
+    const started = sequence
+    const fresh = missing.length ? await renderNodePublishers(db, missing) : []
+    if (allChangedAt <= started) {
+      for (const json of fresh) {
+        const size = JSON.stringify(json).length + ENTRY_OVERHEAD
+        if (publisherBytes + size > maxBytes / 16) {
+          publishers.clear()
+          publisherBytes = 0
+        }
+        publishers.set(json.id, { json, size })
+        publisherBytes += size
+      }
+    }
+    const byId = new Map(fresh.map((p) => [p.id, p]))
+    return ids.flatMap((id) => byId.get(id) ?? publishers.get(id)?.json ?? [])
+  }
+
   return {
-    get generation() {
-      return generation
+    get sequence() {
+      return sequence
     },
+    get bytes() {
+      return bytes
+    },
+    changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
+    contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
+
     async render(ids) {
       const missing = ids.filter((id) => !cache.has(id))
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
-      if (!missing.length) return ids.map((id) => cache.get(id)!)
-      const started = generation
+      if (!missing.length) return ids.map((id) => text(cache.get(id)!))
+      const started = sequence
       const rows = await listNodesByIds(db, missing)
-      const fresh = new Map((await renderNodes(db, rows, { publicUrl })).map((node) => [node.id, JSON.stringify(node)]))
-      // Rows read before a change that landed meanwhile must not be kept as current.
-      if (started === generation) {
-        if (cache.size + fresh.size > MAX_ENTRIES) cache.clear()
-        for (const [id, json] of fresh) cache.set(id, json)
+      const fresh = new Map<string, Entry>()
+      for (const { downloads, ...rest } of await renderNodes(db, rows, { publicUrl, publishers: renderPublishersOf })) {
+        fresh.set(rest.id, { downloads, tail: `,${JSON.stringify(rest).slice(1)}` })
       }
-      return ids.flatMap((id) => fresh.get(id) ?? cache.get(id) ?? [])
+      // Rows read before a change to them landed are answered once but not kept as current.
+      for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)
+      return ids.flatMap((id) => {
+        const e = fresh.get(id) ?? cache.get(id)
+        return e ? [text(e)] : []
+      })
     },
+
     nodesChanged(ids) {
-      generation++
-      for (const id of ids) cache.delete(id)
+      sequence++
+      for (const id of ids) {
+        changedAt.set(id, sequence)
+        contentChangedAt.set(id, sequence)
+        drop(id)
+      }
     },
+
+    versionsChanged(ids) {
+      sequence++
+      for (const id of ids) contentChangedAt.set(id, sequence)
+    },
+
+    countsChanged(counts) {
+      sequence++
+      for (const [id, downloads] of counts) {
+        changedAt.set(id, sequence)
+        const e = cache.get(id)
+        if (e) e.downloads = downloads
+      }
+    },
+
     publishersChanged() {
-      generation++
+      allChangedAt = ++sequence
+      changedAt.clear()
+      contentChangedAt.clear()
       cache.clear()
+      bytes = 0
+      publishers.clear()
+      publisherBytes = 0
     },
   }
 }

@@ -10,13 +10,17 @@ const MAX_PAGE_SIZE = 100
 
 export type ListParams = Omit<NodeQuery, 'offset' | 'limit'> & { page: number; limit: number }
 
-/** A page of nodes as JSON text (a NodePage), assembled from the per-node JSON cache. */
-export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
+/** A page of nodes as JSON text (a NodePage), assembled from the per-node JSON cache, and the ids it lists. */
+export async function nodePage(deps: Deps, params: ListParams): Promise<{ json: string; ids: string[] }> {
   const limit = Math.min(params.limit, MAX_PAGE_SIZE)
   const { page, ...query } = params
   deps.metrics.searchQueries.inc({ engine: deps.search.status().engine })
   const found = await deps.search.find({ ...query, offset: (page - 1) * limit, limit })
-  return pageJson(await deps.nodeJson.render(found.ids), { page, limit, total: found.total })
+  return { json: pageJson(await deps.nodeJson.render(found.ids), { page, limit, total: found.total }), ids: found.ids }
+}
+
+export async function nodePageJson(deps: Deps, params: ListParams): Promise<string> {
+  return (await nodePage(deps, params)).json
 }
 
 function pageJson(nodes: string[], meta: Omit<NodePage, 'nodes' | 'totalPages'>): string {

@@ -3,7 +3,7 @@ import { UUID_PATTERN } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
-import { countDownload, findNode } from '../store/nodes'
+import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import { listAvailableArchives } from '../store/mirror-entities'
 import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
@@ -35,6 +35,14 @@ export async function renderNode(deps: Deps, node: NodeRow): Promise<NodeJson> {
 
 export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
   return renderNode(deps, await requireNode(deps, id))
+}
+
+/** The same node as JSON text, from the per-node cache (its download count may lag by one counter flush). */
+export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
+  const node = await requireNode(deps, id)
+  const [text] = await deps.nodeJson.render([node.id])
+  if (text === undefined) throw notFound(`node "${id}" not found`)
+  return text
 }
 
 export const DEFAULT_VERSION_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
@@ -91,6 +99,15 @@ async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow 
   return versions.find((v) => archived.has(v.id))
 }
 
+/**
+ * One install: a download counted in memory (flushed in batches, services/downloads.ts), unless the registry is
+ * read-only, which still serves installs but does not count them; and the metric either way.
+ */
+export function countInstall(deps: Deps, nodeId: string): void {
+  if (!deps.settings.readOnly) deps.downloads.count(nodeId)
+  deps.metrics.downloads.inc({ kind: 'install' })
+}
+
 /** The version to install (the latest installable when none is named), counting one download unless read-only. */
 export async function installNode(deps: Deps, actor: Actor, id: string, version?: string): Promise<VersionJson> {
   const node = await requireNode(deps, id)
@@ -104,14 +121,7 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
     row = await latestInstallable(deps, node)
     if (!row) throw notFound(`node "${node.id}" has no installable version`)
   }
-  // A read-only registry still serves installs; it only does not count them.
-  if (!deps.settings.readOnly) {
-    await commitWrite(deps, async (w) => {
-      await countDownload(w.db, node.id)
-      w.node(node.id)
-    })
-  }
-  deps.metrics.downloads.inc({ kind: 'install' })
+  countInstall(deps, node.id)
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -1,25 +1,50 @@
 /**
- * Whether this instance can serve: the store answers, the blob store takes writes, the search index holds every
- * node. A mirror also says how fresh it is; an unreachable upstream does not make it unready (it serves offline).
+ * Whether this instance can serve: the store answers at this executable's schema version, the blob store takes
+ * writes, the search index holds every node and has applied the change feed (its lag in serials: writes of other
+ * instances it has yet to show). A mirror also says how fresh it is; an unreachable upstream does not make it
+ * unready (it serves offline).
  */
 import { sql } from 'kysely'
+import { dialectOf } from '../store/db'
+import { feedPosition } from '../store/changes'
+import { LATEST_SCHEMA_VERSION } from '../store/migrations'
+import { schemaVersion } from '../store/migrate'
 import { countIndexableNodes } from '../store/search-docs'
 import type { Deps } from './deps'
 
 export type Check = 'ok' | 'failing'
 
-export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'mirror'>) {
-  const database: Check = await sql`select 1`.execute(deps.db).then(
-    () => 'ok',
-    () => 'failing',
-  )
+/** An index this far behind the feed is not ready (a follower that stopped); a few serials are writes in flight. */
+const LAG_LIMIT = 1000
+
+async function databaseState(deps: Pick<Deps, 'db'>): Promise<Check | 'not_migrated'> {
+  try {
+    await sql`select 1`.execute(deps.db)
+    return (await schemaVersion(deps.db, dialectOf(deps.db))) === LATEST_SCHEMA_VERSION ? 'ok' : 'not_migrated'
+  } catch {
+    return 'failing'
+  }
+}
+
+export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'feed' | 'mirror'>) {
+  const database = await databaseState(deps)
   const storage: Check = (await deps.blobs.check()) ? 'ok' : 'failing'
-  const stored = database === 'ok' ? await countIndexableNodes(deps.db) : undefined
-  const index = deps.search.status()
-  // While the index warms, the store answers searches: still ready. A warm index must hold every node.
-  const consistent = !index.ready || index.indexed === stored
-  const search = { ...index, stored, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
-  const ready = database === 'ok' && storage === 'ok' && consistent
+  const up = database === 'ok'
+  let stored = up ? await countIndexableNodes(deps.db) : undefined
+  const head = up ? (await feedPosition(deps.db)).lastSerial : undefined
+  const applied = deps.feed?.applied()
+  const lag = head !== undefined && applied !== undefined ? Math.max(0, head - applied) : undefined
+  let index = deps.search.status()
+  // Another instance's write between the count and the index's size is no drift: look once more before saying so.
+  if (index.ready && index.indexed !== stored && up) {
+    stored = await countIndexableNodes(deps.db)
+    index = deps.search.status()
+  }
+  // While the index warms, the store answers searches: still ready. A warm index must hold every node, unless
+  // changes it has yet to apply explain the difference.
+  const consistent = !index.ready || index.indexed === stored || (lag ?? 0) > 0
+  const search = { ...index, stored, lag, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
+  const ready = up && storage === 'ok' && consistent && (lag ?? 0) < LAG_LIMIT
   const fresh = deps.mirror?.freshness()
   const mirror = fresh && {
     upstream: fresh.upstream,
@@ -28,5 +53,20 @@ export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'mi
     last_attempt_at: fresh.lastAttemptAt,
     last_error: fresh.lastError,
   }
-  return { ready, body: { status: ready ? 'ready' : 'not_ready', database, storage, search, ...(mirror && { mirror }) } }
+  return {
+    ready,
+    body: {
+      status: ready ? 'ready' : 'not_ready',
+      database,
+      storage,
+      search,
+      backends: {
+        database: dialectOf(deps.db),
+        storage: deps.blobs.presign ? 's3' : 'disk',
+        feed_serial: head,
+        schema_version: LATEST_SCHEMA_VERSION,
+      },
+      ...(mirror && { mirror }),
+    },
+  }
 }

@@ -15,7 +15,7 @@ export async function addReview(deps: Deps, actor: Actor, nodeId: string, star: 
   if (actor.user || actor.credentialProblem) requireActiveUser(actor)
   else if (deps.settings.requireReviewAuth) throw unauthorized('Reviews need Authorization: Bearer <token> here')
   else {
-    const waitMs = deps.reviewLimiter(actor.address, deps.now().getTime())
+    const waitMs = await deps.reviewLimiter(actor.address, deps.now().getTime())
     if (waitMs > 0) throw tooManyRequests('Too many reviews from this address; try again later', waitMs / 1000)
   }
   const reviewer = actor.user ? `user:${actor.user.id}` : `addr:${actor.address}`

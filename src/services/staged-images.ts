@@ -35,7 +35,7 @@ export async function stageImage(
   input: { file_name: string; content_type?: ImageType },
 ): Promise<StagedImageUrls> {
   const now = deps.now()
-  const waitMs = deps.video.stageLimiter(caller.key, now.getTime())
+  const waitMs = await deps.video.stageLimiter(caller.key, now.getTime())
   if (waitMs > 0) throw tooManyRequests('Too many images staged; try again later', waitMs / 1000)
   const id = newId()
   await commitWrite(deps, (w) =>

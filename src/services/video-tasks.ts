@@ -62,7 +62,7 @@ const wholeCredits = (n: number | null | undefined) => (n == null ? undefined : 
 
 export async function startVideoTask(deps: Deps, caller: VideoCaller, input: VideoTaskInput): Promise<VideoTaskJson> {
   const provider = requireProvider(deps)
-  const waitMs = deps.video.startLimiter(caller.key, deps.now().getTime())
+  const waitMs = await deps.video.startLimiter(caller.key, deps.now().getTime())
   if (waitMs > 0) throw tooManyRequests('Too many video tasks started; try again later', waitMs / 1000)
   // The provider calls back to us unless the caller asked for its own callback (the provider then calls it).
   const id = newId()

@@ -131,10 +131,20 @@ export function nodeJson(n: NodeRow): NodeJson {
 }
 
 /** Nodes with `publisher` (members without emails) and `latest_version`, in the order given. */
-export async function renderNodes(db: Store, rows: NodeRow[], opts: { publicUrl: string }): Promise<NodeJson[]> {
+/** The publishers of nodes, rendered as everyone sees them (no emails). */
+export async function renderNodePublishers(db: Store, ids: readonly string[]): Promise<PublisherJson[]> {
+  return renderPublishers(db, await listPublishersByIds(db, [...ids]))
+}
+
+/** `publishers`: where rendered publishers come from (a cache may stand in for the store). */
+export async function renderNodes(
+  db: Store,
+  rows: NodeRow[],
+  opts: { publicUrl: string; publishers?: (ids: readonly string[]) => Promise<PublisherJson[]> },
+): Promise<NodeJson[]> {
   const publisherIds = [...new Set(rows.map((n) => n.publisher_id))]
   const [publishers, versions] = await Promise.all([
-    listPublishersByIds(db, publisherIds).then((ps) => renderPublishers(db, ps)),
+    opts.publishers ? opts.publishers(publisherIds) : renderNodePublishers(db, publisherIds),
     listVersionsByIds(
       db,
       rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),

@@ -1,12 +1,18 @@
 /** The change feed and the audit log: rows appended inside the transaction of the write they record. */
+import { sql } from 'kysely'
 import { insertRows } from './bulk'
-import type { Store } from './db'
+import { dialectOf, postgresClient, type Store } from './db'
 import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
 import type { Insertable } from 'kysely'
 
 /** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
-export async function appendChanges(db: Store, entities: readonly { kind: ChangeKind; id: string }[], now: string): Promise<void> {
-  if (!entities.length) return
+/** Appends the entities; returns the serials they were given (a contiguous range), none when there were none. */
+export async function appendChanges(
+  db: Store,
+  entities: readonly { kind: ChangeKind; id: string }[],
+  now: string,
+): Promise<{ first: number; last: number } | undefined> {
+  if (!entities.length) return undefined
   // Updating the one counter row locks it until commit, so serials follow commit order on every dialect.
   const { last_serial } = await db
     .updateTable('registry_instance')
@@ -15,6 +21,8 @@ export async function appendChanges(db: Store, entities: readonly { kind: Change
     .returning('last_serial')
     .executeTakeFirstOrThrow()
   const first = Number(last_serial) - entities.length + 1
+  // Other instances on PostgreSQL hear of it at commit (not before: NOTIFY waits for the transaction) and look sooner.
+  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(db)
   const rows = entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
   // Without a query tree per row: a sync's batch appends thousands.
   await insertRows(
@@ -23,6 +31,7 @@ export async function appendChanges(db: Store, entities: readonly { kind: Change
     rows,
     'on conflict (kind, entity_id) do update set serial = excluded.serial, changed_at = excluded.changed_at',
   )
+  return { first, last: Number(last_serial) }
 }
 
 /** Entities changed after `since`, oldest change first. */
@@ -49,4 +58,21 @@ export function listAudit(db: Store, q: { since?: string; before?: number; limit
   if (q.since !== undefined) query = query.where('at', '>=', q.since)
   if (q.before !== undefined) query = query.where('id', '<', q.before)
   return query.execute()
+}
+
+/** The channel instances on one PostgreSQL database wake each other on; the payload names the schema written to. */
+const CHANNEL = 'registry_mirror_changes'
+
+/**
+ * Calls `wake` soon after another process commits a change to this store (PostgreSQL LISTEN); a hint only, the
+ * feed stays the truth. Resolves to a function that stops listening; on SQLite there is nothing to listen to.
+ */
+export async function onCommittedChanges(db: Store, wake: () => void): Promise<() => Promise<void>> {
+  const client = postgresClient(db)
+  if (!client) return async () => {}
+  const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s
+  const subscription = await client.listen(CHANNEL, (payload: string) => {
+    if (payload === schema) wake()
+  })
+  return () => subscription.unlisten()
 }

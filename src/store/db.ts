@@ -1,17 +1,33 @@
-/** Opens the store: the SQLite file with its pragmas, migrated to the newest schema, behind a Kysely handle. */
+/**
+ * Opens the store, migrated to the newest schema, behind a Kysely handle: a SQLite file with its pragmas (the
+ * default), or a PostgreSQL database for several instances that share one registry.
+ */
 import { Database } from 'bun:sqlite'
 import { chmodSync } from 'node:fs'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, PostgresAdapter, sql, SqliteDialect, type RawBuilder } from 'kysely'
+import type { SQL } from 'bun'
 import { migrate } from './migrate'
+import type { Dialect } from './migrations/migration'
+import { isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
 import { adaptBunSqlite } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
-/** `path` is a file or ':memory:'. The file (it holds emails and token hashes) is readable by its owner only. */
-export async function openStore(path: string): Promise<Store> {
-  const sqlite = new Database(path, { create: true, strict: true })
-  if (path !== ':memory:') chmodSync(path, 0o600)
+const clients = new WeakMap<Store, SQL>()
+
+/**
+ * `location` is a SQLite file, ':memory:', or a `postgres://` URL. The SQLite file (it holds emails and token
+ * hashes) is readable by its owner only. `poolSize` bounds PostgreSQL connections.
+ */
+export async function openStore(location: string, opts: { poolSize?: number } = {}): Promise<Store> {
+  if (isPostgresUrl(location)) {
+    const pg = openPostgres(location, opts)
+    clients.set(pg.db, pg.client)
+    return migrated(pg.db)
+  }
+  const sqlite = new Database(location, { create: true, strict: true })
+  if (location !== ':memory:') chmodSync(location, 0o600)
   return storeOn(sqlite)
 }
 
@@ -25,9 +41,12 @@ export async function storeOn(sqlite: Database): Promise<Store> {
   // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
   // not in temporary files: a mirror's bulk inserts otherwise write hundreds of MB to /var/tmp for nothing.
   sqlite.run('PRAGMA temp_store = MEMORY')
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+  return migrated(new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) }))
+}
+
+async function migrated(db: Store): Promise<Store> {
   try {
-    await migrate(db, 'sqlite')
+    await migrate(db, dialectOf(db))
   } catch (err) {
     await db.destroy()
     throw err
@@ -35,14 +54,53 @@ export async function storeOn(sqlite: Database): Promise<Store> {
   return db
 }
 
+/**
+ * A second, read-only handle on an existing store file (for a worker thread): no migration, no writes. WAL lets
+ * it read while the main handle writes.
+ */
+export function openStoreReader(path: string): Store {
+  const sqlite = new Database(path, { readonly: true, strict: true })
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+}
+
 /** A unique-constraint violation, in SQLite's words or PostgreSQL's code. */
+
+/** Which SQL the store speaks (a transaction's handle answers like its store's). */
+export const dialectOf = (db: Kysely<any>): Dialect => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite')
+
+/** The text of `column` over a group's rows, joined by `separator` (the one aggregate the dialects spell apart). */
+export const joinedText = (db: Kysely<any>, column: string, separator: string): RawBuilder<string | null> =>
+  dialectOf(db) === 'postgres' ? sql`string_agg(${sql.ref(column)}, ${separator})` : sql`group_concat(${sql.ref(column)}, ${separator})`
+
+/** The PostgreSQL client under this store (for LISTEN), or undefined on SQLite. */
+export const postgresClient = (db: Store): SQL | undefined => clients.get(db)
+
+/** A unique-constraint violation, in SQLite's words or PostgreSQL's code (`errno` in Bun's client). */
 export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof Error)) return false
-  const code = (err as { code?: string }).code
+  const { code, errno } = err as { code?: string; errno?: unknown }
   return (
     err.message.includes('UNIQUE constraint failed') ||
     code === '23505' ||
+    errno === '23505' ||
     code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
     code === 'SQLITE_CONSTRAINT_UNIQUE'
   )
+}
+
+/**
+ * The database cannot be reached or is shutting down: the request may succeed once it is back (503, not 500).
+ * Bun's client says so in its own codes; the server's SQLSTATE classes 08 (connection), 57P (operator
+ * intervention: shutdown, restart) and 53300 (too many connections) say the same.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  const { code, errno } = err as { code?: string; errno?: unknown }
+  if (
+    typeof code === 'string' &&
+    /^ERR_POSTGRES_(CONNECTION|.*TIMEOUT|.*CLOSED)|^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|TIMEDOUT)$/.test(code)
+  )
+    return true
+  return typeof errno === 'string' && /^(08|57P)|^53300$/.test(errno)
 }

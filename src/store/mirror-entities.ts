@@ -29,6 +29,27 @@ export async function findOrigin(db: Store, kind: ChangeKind, id: string): Promi
   return row?.mirror_source_id ? row : undefined
 }
 
+/**
+ * Mirrored ones among these publishers or nodes with the facts of their sources, for pages that say where
+ * mirrored data came from: one query for a page's list (local ones are left out).
+ */
+export async function listOriginSources(db: Store, kind: 'publisher' | 'node', ids: readonly string[]) {
+  const out = []
+  for (const part of chunks(ids, 5000)) {
+    if (!part.length) continue
+    // Both tables have the columns read here; the name is one of the two.
+    const table = ENTITY_TABLE[kind] as 'nodes'
+    const rows = await db
+      .selectFrom(`${table} as e`)
+      .innerJoin('mirror_sources as s', 's.id', 'e.mirror_source_id')
+      .select(['e.id as entity_id', 's.id', 's.kind', 's.upstream_instance', 's.last_success_at', 's.last_attempt_at'])
+      .where('e.id', 'in', part)
+      .execute()
+    out.push(...rows)
+  }
+  return out
+}
+
 /** The last full-pass marks (or write times) of mirrored nodes, by id; local and unknown nodes are left out. */
 export async function listNodesChecked(db: Store, ids: readonly string[]): Promise<Map<string, string>> {
   const rows = await selectIn<{ id: string; mirror_source_id: string | null; mirror_checked_at: string }>(

@@ -2,11 +2,16 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain/platform'
 import type { NodeQuery } from '../domain/node-query'
-import type { Store } from './db'
+import { dialectOf, type Store } from './db'
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 const contains = (s: string) => `%${escapeLike(s.toLowerCase())}%`
-const like = (column: string, pattern: string): Expression<SqlBool> => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`
+// SQLite's LIKE ignores the case of ASCII letters, exactly as far as its lower() folds them, so the column is
+// compared as stored: lower() on every row doubled the cost of the scans this fallback makes while the index
+// warms. PostgreSQL's LIKE minds case: ILIKE is its spelling of the same comparison.
+const caseless = (db: Store) => (dialectOf(db) === 'postgres' ? sql.raw('ilike') : sql.raw('like'))
+const like = (db: Store, column: string, pattern: string): Expression<SqlBool> =>
+  sql<SqlBool>`${sql.ref(column)} ${caseless(db)} ${pattern} escape '\\'`
 
 function platformMatch(column: string, filter: string, osIndependent: boolean): Expression<SqlBool> {
   const key = escapeLike(normalizePlatformValue(filter))
@@ -24,18 +29,17 @@ function filtered(db: Store, q: NodeQuery) {
   if (q.search) {
     const p = contains(q.search)
     const columns = ['nodes.id', 'nodes.name', 'nodes.description', 'nodes.author', 'nodes.tags_json', 'publishers.id', 'publishers.name']
-    query = query.where((eb) => eb.or(columns.map((c) => like(c, p))))
+    query = query.where((eb) => eb.or(columns.map((c) => like(db, c, p))))
   }
-  if (q.repositoryUrl) query = query.where(like('nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
+  if (q.repositoryUrl) query = query.where(like(db, 'nodes.repository_key', contains(repositoryKey(q.repositoryUrl))))
   if (q.hostNode) {
     const p = contains(q.hostNode)
-    query = query.where('nodes.latest_version_status', '=', 'active').where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('host_nodes')
-          .whereRef('host_nodes.version_id', '=', 'nodes.latest_version_id')
-          .where(like('host_nodes.name', p))
-          .select(sql`1`.as('one')),
-      ),
+    // One pass over the host node names, then an index lookup per match (not a lookup per node: 5x slower).
+    query = query.where('nodes.latest_version_status', '=', 'active').where('nodes.latest_version_id', 'in', (eb) =>
+      eb
+        .selectFrom('host_nodes')
+        .select('host_nodes.version_id')
+        .where(like(db, 'host_nodes.name', p)),
     )
   }
   if (q.os) query = query.where(platformMatch('nodes.os_keys', q.os, true))
@@ -47,19 +51,21 @@ function filtered(db: Store, q: NodeQuery) {
 
 export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: string[]; total: number }> {
   const base = filtered(db, q)
-  const count = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   let page = base.select('nodes.id')
   if (q.search) {
     page = page.orderBy(sql`case when nodes.normalized_id = ${q.search.toLowerCase()} then 0 else 1 end`)
   }
-  const rows = await page
-    .orderBy('nodes.search_ranking', 'desc')
-    .orderBy('nodes.downloads', 'desc')
-    .orderBy('nodes.id')
-    .offset(q.offset)
-    .limit(q.limit)
-    .execute()
-  return { ids: rows.map((r) => r.id), total: Number(count.n) }
+  page = page.orderBy('nodes.search_ranking', 'desc').orderBy('nodes.downloads', 'desc').orderBy('nodes.id').offset(q.offset).limit(q.limit)
+  if (!q.search) {
+    // The list order is an index: the page stops early, and the count reads an index too.
+    const [rows, total] = await Promise.all([page.execute(), count()])
+    return { ids: rows.map((r) => r.id), total }
+  }
+  // A keyword scans every row once: the total comes with the page, not from a second scan.
+  const rows = await page.select(sql<number>`count(*) over ()`.as('total')).execute()
+  const total = rows.length ? Number(rows[0]!.total) : q.offset > 0 ? await count() : 0
+  return { ids: rows.map((r) => r.id), total }
 }
 
 /** The best-ranked visible node whose latest active version provides the host node (ignoring case). */

@@ -114,12 +114,15 @@ export async function setLatestVersion(db: Store, nodeId: string, latest: Pick<V
     .execute()
 }
 
-export async function countDownload(db: Store, nodeId: string): Promise<void> {
-  await db
+/** Adds `count` downloads to a node; its new total, or undefined when the node is gone. */
+export async function addDownloads(db: Store, nodeId: string, count: number): Promise<number | undefined> {
+  const row = await db
     .updateTable('nodes')
-    .set((eb) => ({ downloads: eb('downloads', '+', 1) }))
+    .set((eb) => ({ downloads: eb('downloads', '+', count) }))
     .where('id', '=', nodeId)
-    .execute()
+    .returning('downloads')
+    .executeTakeFirst()
+  return row?.downloads
 }
 
 type NodeStatus = NodeRow['status']

@@ -255,6 +255,18 @@ export interface MirrorArchiveTable {
   problem_at: string | null
 }
 
+export interface RegistrySecretTable {
+  name: string
+  value: string
+  created_at: string
+}
+
+export interface RateLimitTable {
+  key: string
+  window_started_at: string
+  count: number
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -275,6 +287,8 @@ export interface DB {
 
   mirror_sources: MirrorSourceTable
   mirror_archives: MirrorArchiveTable
+  registry_secrets: RegistrySecretTable
+  rate_limits: RateLimitTable
 }
 
 export type UserRow = Selectable<UserTable>

@@ -1,6 +1,6 @@
 /** Reads what the search index holds for each node: searched text, filter values and ordering keys. */
 import { sql } from 'kysely'
-import type { Store } from './db'
+import { joinedText, type Store } from './db'
 
 export interface SearchDoc {
   id: string
@@ -42,7 +42,9 @@ function docQuery(db: Store) {
       'nodes.updated_at',
       // One indexed lookup per node; names never contain a newline (they are Python string keys on one line).
       sql<string | null>`case when nodes.latest_version_status = 'active' then
-        (select group_concat(name, char(10)) from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as('host_names'),
+        (select ${joinedText(db, 'name', '\n')} from host_nodes where host_nodes.version_id = nodes.latest_version_id) end`.as(
+        'host_names',
+      ),
     ])
 }
 
@@ -82,11 +84,18 @@ export function loadSearchDocsOfPublishers(db: Store, publisherIds: readonly str
   return publisherIds.length ? docs(docQuery(db).where('nodes.publisher_id', 'in', publisherIds)) : Promise.resolve([])
 }
 
+/**
+ * All nodes less the deleted ones: both counts read an index (the deleted ones the partial index of nodes not
+ * active, which the redundant `status != 'active'` lets SQLite use); counting `status != 'deleted'` read every
+ * row, 60 ms at 100,000 nodes on each readiness probe.
+ */
 export async function countIndexableNodes(db: Store): Promise<number> {
-  const row = await db
-    .selectFrom('nodes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '!=', 'deleted')
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+  const count = (q: ReturnType<typeof countQuery>) => q.executeTakeFirstOrThrow().then((r) => Number(r.n))
+  const [all, deleted] = await Promise.all([
+    count(countQuery(db)),
+    count(countQuery(db).where('status', '!=', 'active').where('status', '=', 'deleted')),
+  ])
+  return all - deleted
 }
+
+const countQuery = (db: Store) => db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('n'))

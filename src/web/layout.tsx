@@ -1,7 +1,9 @@
 /** The frame of every page: title, the stylesheet and script served from here, header, navigation, main, footer. */
 import type { Child } from 'hono/jsx'
 import { ASSETS } from './assets'
+import type { MirrorStatus } from '../services/mirror/provenance'
 import type { Links } from './links'
+import { MirrorFooter } from './origin'
 
 export interface PageProps {
   /** What the page is about; the site name follows it in the title. */
@@ -18,7 +20,8 @@ declare module 'hono' {
 
 export const SITE_NAME = 'registry-mirror'
 
-export function layout(links: Links) {
+/** `mirror` is the registry's own mirror state while `serve --sync-from` runs, read from memory for each page. */
+export function layout(links: Links, mirror: () => MirrorStatus | undefined, now: () => Date) {
   return ({ children, title, section }: PageProps & { children?: Child }) => (
     <html lang="en">
       <head>
@@ -63,6 +66,7 @@ export function layout(links: Links) {
         <footer class="site-footer">
           <div class="wrap">
             Served by {SITE_NAME} at <code>{links.publicUrl}</code>. Nothing on these pages is loaded from anywhere else.
+            <MirrorFooter status={mirror()} now={now()} />
           </div>
         </footer>
       </body>

@@ -1,10 +1,25 @@
-/** One node in a list (search results, a publisher's nodes): name, id, publisher, excerpt, version, downloads, rating. */
+/**
+ * One node in a list (search results, a publisher's nodes): name, id, publisher, excerpt, version, downloads,
+ * rating, and where a mirrored node came from.
+ */
 import type { NodeJson } from '../domain/wire'
 import { excerpt, plural, rating } from './format'
 import type { Links } from './links'
+import { OriginLine, type Origins } from './origin'
 
-export function NodeCard({ node, links, showPublisher = true }: { node: NodeJson; links: Links; showPublisher?: boolean }) {
+export function NodeCard({
+  node,
+  links,
+  origins,
+  showPublisher = true,
+}: {
+  node: NodeJson
+  links: Links
+  origins: Origins
+  showPublisher?: boolean
+}) {
   const headingId = `node-${node.id}`
+  const origin = origins.of.get(node.id)
   return (
     <li class="card panel">
       <article aria-labelledby={headingId}>
@@ -20,6 +35,7 @@ export function NodeCard({ node, links, showPublisher = true }: { node: NodeJson
           <li>{node.latest_version ? `Version ${node.latest_version.version}` : 'No version yet'}</li>
           <li>{plural(node.downloads, 'download')}</li>
           <li>{rating(node)}</li>
+          {origin && <OriginLine origin={origin} now={origins.now} />}
         </ul>
       </article>
     </li>

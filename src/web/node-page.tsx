@@ -8,6 +8,7 @@ import { getNode, getVersionHostNodes, listNodeVersions } from '../services/node
 import { COMFY_CLI_DEV_REGISTRY, comfyCliCaveat, comfyCliInstall } from './clients'
 import { Command, count, DateTime, ExternalLink, licenseText, plural, rating, VersionBadges } from './format'
 import type { Links } from './links'
+import { loadOrigins, OriginSection, type Origins } from './origin'
 
 export interface NodeView {
   node: NodeJson
@@ -15,6 +16,8 @@ export interface NodeView {
   versions: VersionJson[]
   /** Host node classes of the latest version. */
   hostNodes: string[]
+  /** Where the node came from, when it is mirrored. */
+  origins: Origins
 }
 
 /** Unknown and deleted nodes are 404, banned ones 403 `Node Banned`, as in the API. */
@@ -23,7 +26,7 @@ export async function loadNodeView(deps: Deps, id: string): Promise<NodeView> {
   const versions = await listNodeVersions(deps, node.id, { includeReason: true })
   const latest = node.latest_version
   const hostNodes = latest ? (await getVersionHostNodes(deps, node.id, latest.version)).host_nodes : []
-  return { node, versions, hostNodes }
+  return { node, versions, hostNodes, origins: await loadOrigins(deps, 'node', [node.id]) }
 }
 
 /** Downloads link by path, so they work whichever address the browser reached this server by. */
@@ -184,6 +187,7 @@ function Facts({ node, links }: { node: NodeJson; links: Links }) {
 export function NodePage({ view, links }: { view: NodeView; links: Links }) {
   const { node } = view
   const latest = node.latest_version
+  const origin = view.origins.of.get(node.id)
   return (
     <div class="node-layout">
       <div>
@@ -199,6 +203,7 @@ export function NodePage({ view, links }: { view: NodeView; links: Links }) {
           {latest && <> · version {latest.version}</>}
         </p>
         {node.description ? <p class="description">{node.description}</p> : <p class="muted">No description.</p>}
+        {origin && <OriginSection origin={origin} now={view.origins.now} what="node" />}
         <Install view={view} links={links} />
         <Versions versions={view.versions} />
         <HostNodes view={view} links={links} />

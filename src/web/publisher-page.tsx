@@ -6,6 +6,7 @@ import { getPublisher } from '../services/publishers'
 import { DateTime, ExternalLink } from './format'
 import type { Links } from './links'
 import { NodeCard } from './node-card'
+import { loadOrigins, OriginSection, type Origins } from './origin'
 
 export const PUBLISHER_PAGE_SIZE = 50
 
@@ -13,17 +14,24 @@ export interface PublisherView {
   publisher: PublisherJson
   nodes: NodeJson[]
   page: number
+  /** Where the publisher and its nodes came from, for those that are mirrored. */
+  publisherOrigins: Origins
+  nodeOrigins: Origins
 }
 
 /** Read as anyone would: the pages have no sign-in, so member emails never show. */
 export async function loadPublisherView(deps: Deps, id: string, page: number): Promise<PublisherView> {
   const publisher = await getPublisher(deps, { address: 'web' }, id)
   const nodes = await listPublisherNodes(deps, publisher.id, { includeBanned: false, page, limit: PUBLISHER_PAGE_SIZE })
-  return { publisher, nodes, page }
+  const publisherOrigins = await loadOrigins(deps, 'publisher', [publisher.id])
+  const ids = nodes.map((n) => n.id)
+  const nodeOrigins = await loadOrigins(deps, 'node', ids)
+  return { publisher, nodes, page, publisherOrigins, nodeOrigins }
 }
 
 export function PublisherPage({ view, links }: { view: PublisherView; links: Links }) {
   const { publisher, nodes, page } = view
+  const origin = view.publisherOrigins.of.get(publisher.id)
   const banned = publisher.status === 'PublisherStatusBanned'
   return (
     <>
@@ -38,6 +46,7 @@ export function PublisherPage({ view, links }: { view: PublisherView; links: Lin
         )}
       </p>
       {publisher.description && <p class="description">{publisher.description}</p>}
+      {origin && <OriginSection origin={origin} now={view.publisherOrigins.now} what="publisher" />}
       <ul class="meta" aria-label="Links">
         {publisher.website && (
           <li>
@@ -72,7 +81,7 @@ export function PublisherPage({ view, links }: { view: PublisherView; links: Lin
         {nodes.length ? (
           <ol class="cards">
             {nodes.map((node) => (
-              <NodeCard node={node} links={links} showPublisher={false} />
+              <NodeCard node={node} links={links} origins={view.nodeOrigins} showPublisher={false} />
             ))}
           </ol>
         ) : (

@@ -10,6 +10,7 @@ import { AppError, notFound } from '../errors'
 import { describeError } from '../http/errors'
 import { q, queryParams } from '../http/validate'
 import type { Deps } from '../services/deps'
+import { mirrorStatus } from '../services/mirror/provenance'
 import { assetResponse } from './assets'
 import { ClientsPage } from './clients-page'
 import { ErrorPage, errorTitle } from './error-page'
@@ -43,7 +44,8 @@ export function webRoutes(deps: Deps) {
   const links = createLinks(deps.settings.publicUrl)
   const app = new Hono()
   // Registered for the page paths only: a sub-app's `*` would reach every API route too.
-  for (const path of ['/', PAGE_PREFIX, `${PAGE_PREFIX}/*`]) app.use(path, pageHeaders, jsxRenderer(layout(links)))
+  for (const path of ['/', PAGE_PREFIX, `${PAGE_PREFIX}/*`])
+    app.use(path, pageHeaders, jsxRenderer(layout(links, () => mirrorStatus(deps), deps.now)))
 
   const renderError = (c: Context, error: AppError) => {
     c.status(error.status as 400)
@@ -54,8 +56,8 @@ export function webRoutes(deps: Deps) {
 
   app.get('/', async (c) => {
     const query = readSearch(c)
-    const page = await runSearch(deps, query)
-    return c.render(<SearchPage page={page} links={links} query={query} />, {
+    const found = await runSearch(deps, query)
+    return c.render(<SearchPage found={found} links={links} query={query} />, {
       title: query.search ? `Nodes matching “${query.search}”` : 'Browse nodes',
       section: 'browse',
     })
@@ -70,7 +72,7 @@ export function webRoutes(deps: Deps) {
       if (err instanceof AppError && err.status === 400) return c.html(<ResultsProblem message={err.message} />, 400)
       throw err
     }
-    return c.html(<Results page={await runSearch(deps, query)} links={links} query={query} />)
+    return c.html(<Results found={await runSearch(deps, query)} links={links} query={query} />)
   })
 
   app.get(`${PAGE_PREFIX}/nodes/:nodeId`, async (c) => {

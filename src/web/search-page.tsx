@@ -8,6 +8,7 @@ import { findNodes } from '../services/node-lists'
 import { count, plural } from './format'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
+import { loadOrigins, type Origins } from './origin'
 
 const MAX_PAGE_SIZE = 100
 
@@ -36,8 +37,14 @@ export function readSearch(c: Context): SearchQuery & { page: number; limit: num
   }
 }
 
-export function runSearch(deps: Deps, query: ReturnType<typeof readSearch>): Promise<NodePage> {
-  return findNodes(deps, {
+/** A page of results, and where its mirrored nodes came from (one lookup for the page). */
+export interface Found {
+  page: NodePage
+  origins: Origins
+}
+
+export async function runSearch(deps: Deps, query: ReturnType<typeof readSearch>): Promise<Found> {
+  const page = await findNodes(deps, {
     page: query.page,
     limit: query.limit,
     search: query.search,
@@ -47,6 +54,8 @@ export function runSearch(deps: Deps, query: ReturnType<typeof readSearch>): Pro
     accelerator: query.supported_accelerator,
     includeBanned: false,
   })
+  const ids = page.nodes.map((n) => n.id)
+  return { page, origins: await loadOrigins(deps, 'node', ids) }
 }
 
 /** Values the publishing CLI derives from package classifiers; any other text works too. */
@@ -101,7 +110,8 @@ function Pager({ page, links, query }: { page: NodePage; links: Links; query: Se
 }
 
 /** The results block: what the page shows, and what the script swaps in as the person types. */
-export function Results({ page, links, query }: { page: NodePage; links: Links; query: SearchQuery }) {
+export function Results({ found, links, query }: { found: Found; links: Links; query: SearchQuery }) {
+  const { page, origins } = found
   const summary = filtered(query) ? `${plural(page.total, 'node')} found` : `All ${plural(page.total, 'node')}`
   return (
     <>
@@ -114,7 +124,7 @@ export function Results({ page, links, query }: { page: NodePage; links: Links; 
       {page.nodes.length ? (
         <ol class="cards">
           {page.nodes.map((node) => (
-            <NodeCard node={node} links={links} />
+            <NodeCard node={node} links={links} origins={origins} />
           ))}
         </ol>
       ) : (
@@ -135,7 +145,7 @@ export const ResultsProblem = ({ message }: { message: string }) => (
   </p>
 )
 
-export function SearchPage({ page, links, query }: { page: NodePage; links: Links; query: SearchQuery }) {
+export function SearchPage({ found, links, query }: { found: Found; links: Links; query: SearchQuery }) {
   return (
     <>
       <h1>Find a node</h1>
@@ -184,7 +194,7 @@ export function SearchPage({ page, links, query }: { page: NodePage; links: Link
       </form>
       <p id="results-status" class="sr-only" role="status" aria-live="polite"></p>
       <section id="results" aria-labelledby="results-heading">
-        <Results page={page} links={links} query={query} />
+        <Results found={found} links={links} query={query} />
       </section>
     </>
   )

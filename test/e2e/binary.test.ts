@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
+import { TEST_DATABASE } from '../support/backends'
 import { BIN, cli as runCli, ensureBinary, startServer } from '../support/binary'
 
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-'))
@@ -101,10 +102,21 @@ describe('the compiled binary', () => {
     expect(await server.stop()).toBe(0)
   })
 
+  test('installs counted in memory reach the store at SIGTERM', async () => {
+    let server = await start()
+    const before = (await read(await fetch(`${server.url}/nodes/blur-pack`))).downloads as number
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.url}/nodes/blur-pack/install`)).status).toBe(200)
+    expect(await server.stop()).toBe(0) // at once: well inside the flush interval
+    server = await start()
+    expect((await read(await fetch(`${server.url}/nodes/blur-pack`))).downloads).toBe(before + 5)
+    expect(await server.stop()).toBe(0)
+  })
+
   test('the data directory and its files are readable by their owner only', async () => {
     const { statSync } = await import('node:fs')
     expect(statSync(data).mode & 0o777).toBe(0o700)
-    for (const file of ['registry.db', 'signing.key']) expect(statSync(join(data, file)).mode & 0o777).toBe(0o600)
+    // On PostgreSQL the store and the signing key live in the database: the directory holds upload staging only.
+    for (const file of TEST_DATABASE ? [] : ['registry.db', 'signing.key']) expect(statSync(join(data, file)).mode & 0o777).toBe(0o600)
   })
 
   test('a data directory written by a newer executable is refused with a clear message, and left as it was', async () => {

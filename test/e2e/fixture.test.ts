@@ -1,4 +1,5 @@
 /** The compiled executable as a CI fixture server: `serve --fixture example.json --read-only --port 0`, driven as real clients drive it. */
+import { backendEnv, TEST_DATABASE } from '../support/backends'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -19,7 +20,11 @@ interface Server {
 
 /** Spawns the binary and waits for its first stdout line, as a CI script does. */
 async function start(args: string[], env: Record<string, string> = {}): Promise<Server> {
-  const proc = Bun.spawn([BIN, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
+  const proc = Bun.spawn([BIN, 'serve', ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...backendEnv(crypto.randomUUID()), ...env },
+  })
   let stderr = ''
   void (async () => {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
@@ -108,7 +113,7 @@ describe('serve --fixture --read-only on the compiled binary', () => {
     const started = server.logs().find((l) => l.event === 'server.started')!
     expect(started).toMatchObject({ readOnly: true })
     const dir = started.data as string
-    expect(existsSync(`${dir}/registry.db`)).toBe(true)
+    expect(existsSync(`${dir}/registry.db`)).toBe(TEST_DATABASE === undefined)
     expect(server.logs().find((l) => l.event === 'fixture.loaded')).toMatchObject({ nodes: 3, versions: 5, archives: 2, created: 14 })
     server.proc.kill('SIGTERM')
     expect(await server.proc.exited).toBe(0)

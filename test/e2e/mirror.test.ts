@@ -109,7 +109,9 @@ describe('the binary as a mirror', () => {
     expect(imported).toMatchObject({ code: 0, err: '' })
     expect(run('import', '--data', dir('c'), file).out).toContain('0 publishers, 0 nodes, 0 versions changed, 0 removed')
     const c = await start(dir('c'))
-    expect(portable(await get(`${c.url}/nodes/blur-pack`))).toEqual(portable(await get(`${b.url}/nodes/blur-pack`)))
+    // The install above is counted in b's memory and reaches its store (and so the export) up to a second later.
+    const withoutCount = async (url: string) => portable({ ...(await get(url)), downloads: 0 })
+    expect(await withoutCount(`${c.url}/nodes/blur-pack`)).toEqual(await withoutCount(`${b.url}/nodes/blur-pack`))
     expect(new Uint8Array(await (await fetch(`${c.url}/archives/acme/blur-pack/1.1.0/node.zip`)).arrayBuffer())).toEqual(zip)
     await c.stop()
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { backendEnv } from '../support/backends'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
 import { PNG, startFakeProvider, VIDEO_BYTES, type FakeProvider } from '../support/video-provider'
 
@@ -31,7 +32,11 @@ afterAll(async () => {
 })
 
 async function startServer(args: string[]) {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...backendEnv(data) },
+  })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
@@ -48,7 +53,10 @@ const read = (res: Response): Promise<any> => res.json()
 
 describe('the video node against the compiled executable', () => {
   test('stage two images, start, poll until success, fetch the video', async () => {
-    const created = Bun.spawnSync([BIN, 'users', 'create', '--id', 'vera', '--email', 'vera@example.com', '--name', 'Vera', '--data', data])
+    const created = Bun.spawnSync(
+      [BIN, 'users', 'create', '--id', 'vera', '--email', 'vera@example.com', '--name', 'Vera', '--data', data],
+      { env: { ...process.env, ...backendEnv(data) } },
+    )
     expect(created.exitCode).toBe(0)
     const apiKey = created.stdout.toString().trim()
     const keyFile = join(dir, 'vidu.key')
@@ -107,7 +115,10 @@ describe('the video node against the compiled executable', () => {
       expect((await provider.callBack(provider.starts.length - 1, { id: task.task_id, state: 'success', creations: [] })).status).toBe(200)
 
       // Another user's poll is a 404, an anonymous one a 401, both with the proxy body.
-      const other = Bun.spawnSync([BIN, 'users', 'create', '--id', 'otto', '--email', 'otto@example.com', '--name', 'Otto', '--data', data])
+      const other = Bun.spawnSync(
+        [BIN, 'users', 'create', '--id', 'otto', '--email', 'otto@example.com', '--name', 'Otto', '--data', data],
+        { env: { ...process.env, ...backendEnv(data) } },
+      )
       const poll = (headers: Record<string, string>) => fetch(`${server.url}/proxy/vidu/tasks/${task.task_id}/creations`, { headers })
       const stranger = await poll({ 'x-api-key': other.stdout.toString().trim() })
       expect([stranger.status, await read(stranger)]).toEqual([404, { message: 'task not found', details: [] }])

@@ -1,8 +1,8 @@
 /**
  * The web pages in a real browser: Debian's Chromium, driven by playwright-core, against the compiled executable.
- * Search as you type, filters, a node page, copying the install command, downloading, a narrow screen, hostile
- * text, and the whole walk again behind a reverse proxy that serves the registry under a path prefix. Writes a
- * screenshot of each page to docs/screenshots/ for the README.
+ * Search as you type, filters, a node page, a node mirrored from the upstream the server follows, copying the
+ * install command, downloading, a narrow screen, hostile text, and the whole walk again behind a reverse proxy that
+ * serves the registry under a path prefix. Writes a screenshot of each page to docs/screenshots/ for the README.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -29,11 +29,20 @@ const HOSTILE_NAME = '<img src=x onerror="window.pwned=1">Hostile'
 const HOSTILE_DESCRIPTION = '<script>window.pwned=2</script> Shows as text & "quoted".'
 
 let server: Server
+let upstream: Server
 let browser: Browser
 const archives = new Map<string, Uint8Array<ArrayBuffer>>()
+const upstreamData = mkdtempSync(join(tmpdir(), 'registry-mirror-web-upstream-'))
 
-async function seed(url: string) {
-  const token = cli(data, 'users', 'create', '--id', 'alice', '--email', 'alice@example.com', '--name', 'Alice').out
+/** A user and their publisher on a server (the user made with the CLI on its data directory), and a way to publish. */
+async function publisherOn(
+  dir: string,
+  url: string,
+  publicUrl: string,
+  user: string,
+  publisher: { id: string; name: string; description: string; website: string },
+) {
+  const token = cli(dir, 'users', 'create', '--id', user, '--email', `${user}@example.com`, '--name', user).out
   const post = async (path: string, body: unknown, auth = true) => {
     const res = await fetch(url + path, {
       method: 'POST',
@@ -43,17 +52,17 @@ async function seed(url: string) {
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`)
     return (await res.json()) as any
   }
-  await post('/publishers', { id: 'acme', name: 'Acme Nodes', description: 'Image tools for everyone.', website: 'https://acme.example' })
-  const { token: pat } = await post('/publishers/acme/tokens', { name: 'ci' })
-  const publish = async (id: string, version: string, node: Record<string, unknown>, classes: string[], changelog = '') => {
+  await post('/publishers', publisher)
+  const { token: pat } = await post(`/publishers/${publisher.id}/tokens`, { name: 'ci' })
+  return async (id: string, version: string, node: Record<string, unknown>, classes: string[], changelog = '') => {
     const { signedUrl } = await post(
-      `/publishers/acme/nodes/${id}/versions`,
+      `/publishers/${publisher.id}/nodes/${id}/versions`,
       { personal_access_token: pat, node: { id, ...node }, node_version: { version, changelog, dependencies: ['numpy>=1.24'] } },
       false,
     )
     const bytes = pack(classes)
-    // The server believes it is at PUBLIC_URL; the upload goes to where it really listens.
-    const put = await fetch(signedUrl.replace(PUBLIC_URL, url), {
+    // The server may believe it is elsewhere (PUBLIC_URL); the upload goes to where it really listens.
+    const put = await fetch(signedUrl.replace(publicUrl, url), {
       method: 'PUT',
       headers: { 'content-type': 'application/zip' },
       body: bytes,
@@ -61,6 +70,15 @@ async function seed(url: string) {
     if (put.status !== 200) throw new Error(`upload ${id}: ${put.status}`)
     archives.set(`${id}@${version}`, bytes)
   }
+}
+
+async function seed(url: string) {
+  const publish = await publisherOn(data, url, PUBLIC_URL, 'alice', {
+    id: 'acme',
+    name: 'Acme Nodes',
+    description: 'Image tools for everyone.',
+    website: 'https://acme.example',
+  })
   const blur = {
     name: 'Blur Pack',
     description: 'Gaussian, box and motion blur for images and masks.\nWorks on batches.',
@@ -90,6 +108,52 @@ async function seed(url: string) {
   await fetch(`${url}/nodes/blur-pack/reviews?star=5`, { method: 'POST' })
 }
 
+/** The registry the server follows, with one node (for macOS, so that the filters below leave it out). */
+async function seedUpstream(url: string) {
+  const publish = await publisherOn(upstreamData, url, url, 'bob', {
+    id: 'studio',
+    name: 'Studio North',
+    description: 'Sharpening tools.',
+    website: 'https://studio.example',
+  })
+  await publish(
+    'sharpen-pack',
+    '1.2.0',
+    {
+      name: 'Sharpen Pack',
+      description: 'Sharpening and unsharp masking, tuned for Apple silicon.',
+      repository: 'https://github.com/studio/sharpen-pack',
+      license: '{"text": "Apache-2.0"}',
+      supported_os: ['MacOS'],
+      supported_accelerators: ['GPU :: Apple Metal'],
+    },
+    ['ImageSharpen', 'UnsharpMask'],
+    'Faster on large images.',
+  )
+}
+
+/**
+ * The upstream listens on 127.0.0.1:8081 when that port is free, so that the screenshots (which show its address)
+ * stay the same from run to run; on any free port otherwise.
+ */
+async function startUpstream(): Promise<Server> {
+  try {
+    return await startServer(upstreamData, '--port', '8081')
+  } catch {
+    return startServer(upstreamData)
+  }
+}
+
+/** Waits until the server's first sync from its upstream has completed (it runs when the server starts). */
+async function synced(url: string) {
+  for (let i = 0; i < 200; i++) {
+    const ready = (await (await fetch(`${url}/ready`)).json()) as any
+    if (ready.mirror?.state === 'ok') return
+    await Bun.sleep(25)
+  }
+  throw new Error('the first sync did not complete')
+}
+
 /**
  * On a developer's machine without Chromium these tests are skipped with a notice, so that `npm test` works on a
  * fresh machine; CI (`CI` set, as .ci/run does) requires the browser and fails without it.
@@ -105,7 +169,10 @@ beforeAll(async () => {
   if (browserMissing)
     throw new Error(`Chromium is missing (${CHROMIUM}): install it with "apt-get install -y chromium"; .ci/run does so itself`)
   await ensureBinary()
-  server = await startServer(data, '--public-url', PUBLIC_URL)
+  upstream = await startUpstream()
+  await seedUpstream(upstream.url)
+  server = await startServer(data, '--public-url', PUBLIC_URL, '--sync-from', upstream.url)
+  await synced(server.url)
   await seed(server.url)
   // Playwright gives each launch a fresh temporary profile (user-data dir), removed when the browser closes.
   browser = await chromium.launch({
@@ -127,7 +194,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await server?.stop()
+  await upstream?.stop()
   rmSync(data, { recursive: true, force: true })
+  rmSync(upstreamData, { recursive: true, force: true })
 })
 
 /** A page that records every request and every failure: nothing may leave the origin, fail, or complain. */
@@ -186,7 +255,7 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     const { page } = w
     await page.goto(`${server.url}/`)
     expect(await page.title()).toBe('Browse nodes · registry-mirror')
-    await page.getByRole('heading', { name: 'All 4 nodes' }).waitFor()
+    await page.getByRole('heading', { name: 'All 5 nodes' }).waitFor()
     await shot(page, 'home')
 
     // Typing updates the results in place: the page is never reloaded, and the address follows the search.
@@ -232,10 +301,10 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     await page.route('**/*.js', (route) => route.abort())
     w.problems.length = 0
     await page.goto(`${server.url}/?limit=2`)
-    await page.getByRole('heading', { name: 'All 4 nodes' }).waitFor()
+    await page.getByRole('heading', { name: 'All 5 nodes' }).waitFor()
     expect(await page.locator('#results h3').count()).toBe(2)
     await page.getByRole('link', { name: 'Next page' }).click()
-    await page.getByText('Page 2 of 2').waitFor()
+    await page.getByText('Page 2 of 3').waitFor()
     expect(await page.locator('#results h3').count()).toBe(2)
     // Without the script the form submits as a plain GET, keeping the page size.
     await page.getByLabel('Keyword').fill('upscale')
@@ -284,6 +353,46 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     await finish(w, server.url)
   })
 
+  test('a mirrored node says where it came from and how fresh the mirror is; its archive comes from the upstream', async () => {
+    const w = await open(server.url)
+    const { page } = w
+    const ready = (await (await fetch(`${server.url}/ready`)).json()) as any
+    const recently = '(just now|\\d+ minutes? ago)'
+    await page.goto(`${server.url}/`)
+    // The footer of every page tells the registry's own state while it follows an upstream.
+    expect(await page.getByRole('contentinfo').locator('.mirror-status').textContent()).toMatch(
+      new RegExp(`^Mirror of ${upstream.url}: synced ${recently} Up to date$`),
+    )
+    const card = page.getByRole('article', { name: 'Sharpen Pack' })
+    expect(await card.getByRole('listitem').last().textContent()).toMatch(
+      new RegExp(`^Mirrored from ${new URL(upstream.url).host}, synced ${recently}$`),
+    )
+    // Local nodes say nothing of the kind.
+    expect(await page.getByRole('article', { name: 'Blur Pack' }).getByText('Mirrored').count()).toBe(0)
+
+    await card.getByRole('link', { name: 'Sharpen Pack' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Sharpen Pack' }).waitFor()
+    const origin = page.getByRole('region', { name: 'Mirrored node' })
+    expect(await origin.getByRole('link', { name: upstream.url }).getAttribute('href')).toBe(upstream.url)
+    expect(await origin.locator('time').first().getAttribute('datetime')).toBe(ready.mirror.last_success_at)
+    expect(await origin.textContent()).toMatch(
+      new RegExp(`It was last synced ${recently}\\.Up to date This server follows it and its last sync succeeded in time\\.$`),
+    )
+    await shot(page, 'node-mirrored')
+
+    // Archives are fetched from the upstream on their first download (serve --sync-from's default), then kept.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download version 1.2.0' }).click(),
+    ])
+    expect(new Uint8Array(readFileSync((await download.path())!))).toEqual(archives.get('sharpen-pack@1.2.0')!)
+
+    await page.getByRole('complementary', { name: 'About' }).getByRole('link', { name: 'Studio North' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Studio North' }).waitFor()
+    expect(await page.getByRole('region', { name: 'Mirrored publisher' }).getByRole('link', { name: upstream.url }).count()).toBe(1)
+    await finish(w, server.url)
+  })
+
   test('hostile text in a node shows as text and runs nothing', async () => {
     const w = await open(server.url)
     const { page } = w
@@ -299,7 +408,7 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
   test('a narrow screen: every page fits its width, and the node page stacks its columns', async () => {
     const w = await open(server.url, { width: 360, height: 740 })
     const { page } = w
-    for (const path of ['/', '/?search=blur', '/-/nodes/blur-pack', '/-/publishers/acme', '/-/clients']) {
+    for (const path of ['/', '/?search=blur', '/-/nodes/blur-pack', '/-/nodes/sharpen-pack', '/-/publishers/acme', '/-/clients']) {
       await page.goto(server.url + path)
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
       expect({ path, overflow }).toEqual({ path, overflow: 0 })
@@ -346,7 +455,7 @@ describe.skipIf(!runBrowserTests)('behind a reverse proxy, under a path prefix',
     const w = await open(`http://127.0.0.1:${proxy.port}`)
     const { page } = w
     await page.goto(`${base}/`)
-    await page.getByRole('heading', { name: 'All 4 nodes' }).waitFor()
+    await page.getByRole('heading', { name: 'All 5 nodes' }).waitFor()
     // The stylesheet arrived: the layout's grid applies.
     expect(await page.evaluate(`getComputedStyle(document.querySelector('.filters')).display`)).toBe('grid')
     await page.getByLabel('Keyword').pressSequentially('upscale')

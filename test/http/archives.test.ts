@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseRange } from '../../src/http/archives'
+import { commitWrite } from '../../src/services/changes'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
 
@@ -44,6 +45,52 @@ describe('GET /archives/.../node.zip', () => {
     expect((await t.app.request(path)).status).toBe(404)
     expect((await t.app.request('/archives/acme/ghost/1.0.0/node.zip')).status).toBe(404)
     expect((await t.app.request('/archives/acme/pack/2.0.0/node.zip')).status).toBe(404)
+  })
+})
+
+describe('remembered archive lookups', () => {
+  const setStatus = (table: 'nodes' | 'node_versions', status: 'banned' | 'flagged' | 'active', nodeId: string, versionId: string) =>
+    commitWrite(t.deps, async (w) => {
+      if (table === 'nodes')
+        await w.db
+          .updateTable('nodes')
+          .set({ status: status as 'banned' })
+          .where('id', '=', nodeId)
+          .execute()
+      else await w.db.updateTable('node_versions').set({ status }).where('id', '=', versionId).execute()
+      w.version(versionId, nodeId)
+    })
+
+  test('a download after a version or node ban is refused at once, and served again once lifted', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const version = await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    expect((await t.app.request(path)).status).toBe(200)
+    expect((await t.app.request(path)).status).toBe(200) // now remembered
+    await setStatus('node_versions', 'banned', 'pack', version.id)
+    expect((await t.call('GET', path)).body.error).toBe('version_banned')
+    await setStatus('node_versions', 'active', 'pack', version.id)
+    expect((await t.app.request(path)).status).toBe(200)
+    await setStatus('nodes', 'banned', 'pack', version.id)
+    expect((await t.app.request(path)).status).toBe(403)
+  })
+
+  test('a flagged archive is looked up for each caller, never remembered for everyone', async () => {
+    const { pat, token } = await aliceWithPublisher(t)
+    const version = await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    await setStatus('node_versions', 'flagged', 'pack', version.id)
+    expect((await t.app.request(path, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    expect((await t.call('GET', path)).body.error).toBe('version_flagged')
+  })
+
+  test('a download count flush keeps the remembered lookup: no store read for the next download', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    await t.app.request(path)
+    await t.call('GET', '/nodes/pack/install')
+    await t.deps.downloads.flush()
+    const sequence = t.deps.nodeJson.sequence
+    expect(t.deps.nodeJson.contentChangedAfter('pack', sequence - 1)).toBe(false)
+    expect((await t.app.request(path)).status).toBe(200)
   })
 })
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { loadFixture } from '../../src/services/fixture'
 import { feedPosition } from '../../src/store/changes'
 import { makeZip, samplePack } from '../support/archives'
-import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { aliceWithPublisher, makeTestApp, publishActive, storedBlobs, type TestApp } from '../support/app'
 
 const EXAMPLE = readFileSync(new URL('../fixtures/example-fixture.json', import.meta.url), 'utf8')
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
@@ -145,7 +145,7 @@ describe('a bad fixture is refused with one line per problem, and nothing is wri
       expect(await feedPosition(t.deps.db)).toEqual(feed)
       expect(await t.deps.db.selectFrom('users').selectAll().execute()).toEqual([])
       expect(readdirSync(join(t.dir, 'tmp'))).toEqual([])
-      expect(readdirSync(join(t.dir, 'blobs'))).toEqual([])
+      expect(await storedBlobs(t)).toEqual([])
     })
   }
 
@@ -234,7 +234,7 @@ describe('a fixture that contradicts the store is refused', () => {
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
     const before = await feedPosition(t.deps.db)
-    const blobs = readdirSync(join(t.dir, 'blobs'), { recursive: true }).sort()
+    const blobs = await storedBlobs(t)
     const text = JSON.stringify({
       users: [{ id: 'new-user' }],
       nodes: [
@@ -249,7 +249,7 @@ describe('a fixture that contradicts the store is refused', () => {
     expect(await problems(text)).toEqual(['nodes[1].publisher: no publisher "nobody" in the fixture or the store'])
     expect(await feedPosition(t.deps.db)).toEqual(before)
     expect(await t.deps.db.selectFrom('users').select('id').execute()).toEqual([{ id: 'alice' }])
-    expect(readdirSync(join(t.dir, 'blobs'), { recursive: true }).sort()).toEqual(blobs)
+    expect(await storedBlobs(t)).toEqual(blobs)
     expect(readdirSync(join(t.dir, 'tmp'))).toEqual([])
   })
 })

@@ -168,6 +168,7 @@ describe('loading the example fixture', () => {
     expect((await t.call('GET', '/archives/acme/blur-pack/0.9.0/node.zip')).body.error).toBe('version_flagged')
     const flagged = await t.app.request('/archives/acme/blur-pack/0.9.0/node.zip', { headers: { authorization: `Bearer ${TOKENS.alice}` } })
     expect(new Uint8Array(await flagged.arrayBuffer())).toEqual(archiveOf('0.9.0'))
+    await t.deps.downloads.flush()
     expect((await t.call('GET', '/nodes/blur-pack')).body.downloads).toBe(1001)
   })
 

@@ -3,13 +3,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
-import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
+import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, storedBlobs, upload, type TestApp } from '../support/app'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
 afterEach(() => t.cleanup())
-
-const blobFiles = (dir: string) => [...new Bun.Glob('blobs/**/*').scanSync({ cwd: dir, onlyFiles: true })]
 
 describe('signed uploads are single-use from the first byte', () => {
   test('30 racing PUTs: one stores the archive, the others get 409 at once, and no orphan blob is left', async () => {
@@ -20,7 +18,7 @@ describe('signed uploads are single-use from the first byte', () => {
     const statuses = results.map((r) => r.status).sort()
     expect(statuses.filter((s) => s === 200)).toHaveLength(1)
     expect(statuses.filter((s) => s === 409)).toHaveLength(29)
-    expect(blobFiles(t.dir)).toHaveLength(1)
+    expect(await storedBlobs(t)).toHaveLength(1)
     expect(readdirSync(join(t.dir, 'tmp'))).toEqual([])
     const again = await upload(t, res.body.signedUrl)
     expect(again.status).toBe(409)
@@ -105,7 +103,7 @@ describe('signed uploads are single-use from the first byte', () => {
     const res = await upload(t, other.body.signedUrl)
     expect(res.status).toBe(403)
     expect(res.body.error).toBe('node_banned')
-    expect(blobFiles(t.dir)).toEqual([])
+    expect(await storedBlobs(t)).toEqual([])
   })
 })
 

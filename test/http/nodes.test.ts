@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { commitWrite } from '../../src/services/changes'
 import { makeZip } from '../support/archives'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 
@@ -78,6 +79,7 @@ describe('GET /nodes/{id}/install', () => {
     expect(res.body).toMatchObject({ version: '1.0.0', downloadUrl: 'http://registry.test/archives/acme/pack/1.0.0/node.zip' })
     expect(res.body.id).toBeString()
     await t.call('GET', '/nodes/pack/install?version=1.0.0')
+    await t.deps.downloads.flush()
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(2)
   })
 
@@ -88,6 +90,7 @@ describe('GET /nodes/{id}/install', () => {
     expect((await t.call('GET', '/nodes/pack/install')).status).toBe(404)
     expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).body.message).toContain('has no archive yet')
     expect((await t.call('GET', '/nodes/pack/install?version=3.0.0')).status).toBe(404)
+    await t.deps.downloads.flush()
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(0)
   })
 })
@@ -217,5 +220,46 @@ describe('query parameters', () => {
     const huge = await t.call('GET', '/nodes/search?page=99999999999999999999999')
     expect(huge.status).toBe(400)
     expect(huge.body.message).toBe('page: must be an integer below 2^53')
+  })
+})
+
+describe('install answers remembered', () => {
+  test('a new version, a ban or a flag shows in the next install; every install is counted', async () => {
+    const { pat, token } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    expect((await t.call('GET', '/nodes/pack/install')).body.version).toBe('1.0.0')
+    expect((await t.call('GET', '/nodes/pack/install')).body.version).toBe('1.0.0')
+    const newer = await publishActive(t, { pat, node: 'pack', version: '1.1.0' })
+    expect((await t.call('GET', '/nodes/pack/install')).body.version).toBe('1.1.0')
+    expect((await t.call('GET', '/nodes/pack/install?version=1.1.0')).status).toBe(200)
+    const setStatus = (status: 'banned' | 'flagged') =>
+      commitWrite(t.deps, async (w) => {
+        await w.db.updateTable('node_versions').set({ status }).where('id', '=', newer.id).execute()
+        w.version(newer.id, 'pack')
+      })
+    await setStatus('flagged')
+    expect((await t.call('GET', '/nodes/pack/install')).body.version).toBe('1.0.0')
+    expect((await t.call('GET', '/nodes/pack/install?version=1.1.0', { token })).status).toBe(200) // a member
+    expect((await t.call('GET', '/nodes/pack/install?version=1.1.0')).status).toBe(403) // not remembered for all
+    await setStatus('banned')
+    expect((await t.call('GET', '/nodes/pack/install?version=1.1.0', { token })).status).toBe(403)
+    await t.deps.downloads.flush()
+    expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(6)
+  })
+})
+
+describe('install answers remembered, older versions', () => {
+  test('a change to a version the node does not show (nodeUnchanged) still drops the remembered answers', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const old = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    await publishActive(t, { pat, node: 'pack', version: '1.1.0' })
+    expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).status).toBe(200)
+    expect((await t.app.request('/archives/acme/pack/1.0.0/node.zip')).status).toBe(200)
+    await commitWrite(t.deps, async (w) => {
+      await w.db.updateTable('node_versions').set({ status: 'banned' }).where('id', '=', old.id).execute()
+      w.version(old.id, 'pack', { nodeUnchanged: true })
+    })
+    expect((await t.call('GET', '/nodes/pack/install?version=1.0.0')).status).toBe(403)
+    expect((await t.app.request('/archives/acme/pack/1.0.0/node.zip')).status).toBe(403)
   })
 })

@@ -1,73 +1,19 @@
 /** The web pages over HTTP: every page's status and headers, escaping of everything rendered, API parity, a path prefix. */
 import { afterEach, describe, expect, test } from 'bun:test'
-import { makeZip } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
+import { addresses, escaped, HOSTILE, pack, PAGES, pageOf, seedPages } from '../support/web-pages'
 
 let t: TestApp
-afterEach(() => t?.cleanup())
+afterEach(async () => {
+  await t?.cleanup()
+})
 
-const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
-const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;'
-
-async function page(path: string, init?: RequestInit) {
-  const res = await t.app.request(path, init)
-  return { status: res.status, headers: res.headers, html: await res.text() }
-}
-
-/** Every address a page points at: links, assets, form actions. */
-const addresses = (html: string) => [...html.matchAll(/\s(?:href|src|action|data-results)="([^"]*)"/g)].map((m) => m[1]!)
-
-const pack = (classes: string[]) =>
-  makeZip([{ name: '__init__.py', data: `NODE_CLASS_MAPPINGS = {${classes.map((c) => `${JSON.stringify(c)}: 1`).join(', ')}}` }])
-
-/** Three nodes of publisher acme: blur-pack (two versions), upscale-kit (Windows, CUDA) and linux-tools (Linux). */
-async function seed(target: TestApp) {
-  const { pat } = await aliceWithPublisher(target)
-  const blur = {
-    name: 'Blur Pack',
-    description: 'Blurs images.',
-    repository: 'https://github.com/acme/blur-pack',
-    license: '{"text": "MIT"}',
-  }
-  await publishActive(target, {
-    pat,
-    node: 'blur-pack',
-    version: '1.0.0',
-    nodeFields: blur,
-    versionFields: { changelog: 'First.' },
-    bytes: pack(['ImageBlur']),
-  })
-  await publishActive(target, {
-    pat,
-    node: 'blur-pack',
-    version: '1.1.0',
-    nodeFields: blur,
-    versionFields: { changelog: 'Motion blur.' },
-    bytes: pack(['ImageBlur', 'MotionBlur']),
-  })
-  await publishActive(target, {
-    pat,
-    node: 'upscale-kit',
-    version: '2.0.0',
-    nodeFields: { name: 'Upscale Kit', supported_os: ['Microsoft :: Windows'], supported_accelerators: ['GPU :: NVIDIA CUDA'] },
-    bytes: pack(['UpscaleImage']),
-  })
-  await publishActive(target, {
-    pat,
-    node: 'linux-tools',
-    version: '0.3.0',
-    nodeFields: { name: 'Linux Tools', supported_os: ['POSIX :: Linux'], repository: 'https://gitlab.example/tools/linux-tools.git' },
-    bytes: pack(['ShellNode']),
-  })
-  return pat
-}
-
-const PAGES = ['/', '/?search=blur', '/-/results?search=blur', '/-/nodes/blur-pack', '/-/publishers/acme', '/-/clients']
+const page = (path: string, init?: RequestInit) => pageOf(t, path, init)
 
 describe('every page', () => {
   test('answers HTML with a title, one h1, landmarks, and headers that keep every request on this origin', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     for (const path of PAGES) {
       const res = await page(path)
       expect({ path, status: res.status }).toEqual({ path, status: 200 })
@@ -156,7 +102,7 @@ describe('every page', () => {
 
   test('a banned node is a 403 page, as in the API; a node id in another case redirects to its own spelling', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     const moved = await page('/-/nodes/BLUR-Pack')
     expect(moved.status).toBe(301)
     expect(moved.headers.get('location')).toBe('/-/nodes/blur-pack')
@@ -180,7 +126,7 @@ describe('search', () => {
 
   test('the same parameters find the same nodes, in the same order, as GET /nodes/search', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     const queries = [
       '',
       'search=blur',
@@ -207,7 +153,7 @@ describe('search', () => {
 
   test('results say how many matched and page with the search kept; past the end says so', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     const all = await page('/')
     expect(all.html).toContain('<h2 id="results-heading" data-summary="true">All 3 nodes</h2>')
     const first = await page('/?supported_os=Microsoft+%3A%3A+Windows&limit=1')
@@ -231,8 +177,9 @@ describe('search', () => {
 describe('the node page', () => {
   test('shows description, publisher, install command, download, versions, host node classes and the facts', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     await t.call('GET', '/nodes/blur-pack/install')
+    await t.deps.downloads.flush() // counted in memory, written at most a second later
     await t.call('POST', '/nodes/blur-pack/reviews?star=4')
     const { html } = await page('/-/nodes/blur-pack')
     expect(html).toContain('<title>Blur Pack (blur-pack) · registry-mirror</title>')
@@ -317,7 +264,7 @@ describe('the node page', () => {
 describe('the publisher page', () => {
   test('shows the publisher, members by name without emails, and its nodes', async () => {
     t = await makeTestApp()
-    await seed(t)
+    await seedPages(t)
     const { status, html } = await page('/-/publishers/acme')
     expect(status).toBe(200)
     expect(html).toContain('<h1>acme name</h1>')
@@ -350,7 +297,7 @@ describe('the clients page', () => {
 describe('under --public-url with a path prefix', () => {
   test('every link, asset, form action and download carries the prefix', async () => {
     t = await makeTestApp({ settings: { publicUrl: 'https://example.org/tools/registry' } })
-    await seed(t)
+    await seedPages(t)
     for (const path of [...PAGES, '/-/nope']) {
       const { html } = await page(path)
       const local = addresses(html).filter(

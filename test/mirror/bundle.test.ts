@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream, readFileSync, writeFileSync } from
 import { join } from 'node:path'
 import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { makeZip, samplePack } from '../support/archives'
-import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { aliceWithPublisher, makeTestApp, publishActive, storedBlobs, type TestApp } from '../support/app'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('bundle')
@@ -85,6 +85,7 @@ describe('bundles', () => {
     await expect(importFrom(file)).rejects.toThrow(/^archives\/[0-9a-f]{64}: its bytes have SHA-256 [0-9a-f]{64}; the bundle is damaged$/)
     expect((await airgap.call('GET', '/nodes')).body.total).toBe(0)
     expect(blobFiles(airgap)).toEqual([])
+    expect(await storedBlobs(airgap)).toEqual([])
     expect([...new Bun.Glob('tmp/*').scanSync({ cwd: airgap.dir })]).toEqual([])
   })
 

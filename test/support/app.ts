@@ -1,9 +1,11 @@
-/** A real app per test: :memory: store, blobs in a fresh temp dir, fixed clock; helpers that call it like clients do. */
+/**
+ * A real app per test: :memory: store (or a schema of its own on PostgreSQL), blobs in a fresh temp dir (or a prefix of
+ * their own in the test bucket: support/backends.ts), fixed clock; helpers that call it like clients do.
+ */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_ARCHIVE_LIMITS } from '../../src/archive/entries'
-import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createUrlSigner } from '../../src/blobs/signing'
 import { createApp } from '../../src/http/app'
 import { createLog } from '../../src/log'
@@ -11,15 +13,18 @@ import { createMetrics } from '../../src/metrics'
 import { registerSearchMetrics } from '../../src/search/metrics'
 import type { Deps, RegistrySettings } from '../../src/services/deps'
 import { createUser } from '../../src/services/identity'
-import { createRateLimiter } from '../../src/services/rate-limit'
+import { createRateLimiter, createSharedRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
+import { createDownloadCounter } from '../../src/services/downloads'
 import type { Database } from 'bun:sqlite'
-import { openStore, storeOn } from '../../src/store/db'
+import { createDiskBlobStore } from '../../src/blobs/disk'
+import { dialectOf, storeOn, type Store } from '../../src/store/db'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
+import { testBlobStore, testStore } from './backends'
 
 export const PUBLIC_URL = 'http://registry.test'
 
@@ -50,10 +55,23 @@ export async function makeTestApp(
     engine?: 'index' | 'store'
     dir?: string
     sqlite?: Database
+    /** SQLite and disk, whatever backends the run tests (the permission matrix: its copies are SQLite files). */
+    local?: boolean
+    /** A store opened by the test (say, through a proxy it cuts); the test closes it. */
+    store?: Store
   } = {},
 ): Promise<TestApp> {
   const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'registry-mirror-test-'))
-  const db = overrides.sqlite ? await storeOn(overrides.sqlite) : await openStore(':memory:')
+  const local = overrides.local || overrides.sqlite !== undefined
+  const given = overrides.store
+  const store = given
+    ? { db: given, close: async () => {} }
+    : overrides.sqlite
+      ? await localStore(overrides.sqlite)
+      : await testStore({ local })
+  const db = store.db
+  const limiter = (name: string, limit: number, windowMs: number) =>
+    dialectOf(db) === 'postgres' ? createSharedRateLimiter(db, name, limit, windowMs) : createRateLimiter(limit, windowMs)
   const logs: string[] = []
   const log = createLog({ level: 'debug', write: (line) => logs.push(line) })
   const indexed = overrides.engine === 'store' ? undefined : createIndexedSearch(db, log)
@@ -62,17 +80,18 @@ export async function makeTestApp(
   const clock = { now: new Date('2026-01-02T03:04:05.678Z') }
   const metrics = createMetrics()
   registerSearchMetrics(metrics.registry, search)
-  const deps: Deps = {
+  const deps = {
     db,
-    blobs: createDiskBlobStore(dir),
+    blobs: local ? createDiskBlobStore(dir) : testBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
     nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
     log,
     metrics,
     now: () => new Date(clock.now),
-    reviewLimiter: createRateLimiter(30, 600_000),
-    video: { startLimiter: createRateLimiter(10, 60_000), stageLimiter: createRateLimiter(20, 60_000) },
+    // On PostgreSQL, the limits several instances share, as serve makes them there.
+    reviewLimiter: limiter('review', 30, 600_000),
+    video: { startLimiter: limiter('video-start', 10, 60_000), stageLimiter: limiter('video-stage', 20, 60_000) },
     // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
     repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     settings: {
@@ -93,7 +112,9 @@ export async function makeTestApp(
       ...overrides.settings,
     },
     ...overrides.deps,
-  }
+  } as Omit<Deps, 'downloads'> as Deps
+  // Not started: tests flush the counts when they read them (deps.downloads.flush()).
+  deps.downloads ??= createDownloadCounter(deps)
   const app = createApp(deps)
   return {
     app,
@@ -102,7 +123,7 @@ export async function makeTestApp(
     logs,
     clock,
     async cleanup() {
-      await db.destroy()
+      await store.close()
       rmSync(dir, { recursive: true, force: true })
     },
     async call(method, path, opts = {}) {
@@ -123,6 +144,18 @@ export async function makeTestApp(
       return { status: res.status, body: parsed, headers: res.headers }
     },
   }
+}
+
+/** The SHA-256 of every blob the app's store holds, sorted (on disk or in the bucket). */
+export async function storedBlobs(t: TestApp): Promise<string[]> {
+  const out: string[] = []
+  for await (const sha of t.deps.blobs.list()) out.push(sha)
+  return out.sort()
+}
+
+async function localStore(sqlite: Database) {
+  const db = await storeOn(sqlite)
+  return { db, close: () => db.destroy() }
 }
 
 export async function addUser(t: TestApp, id: string, opts: { admin?: boolean } = {}): Promise<string> {

@@ -1,6 +1,10 @@
-/** The compiled executable for end-to-end tests: built once if REGISTRY_MIRROR_BIN is not given, started on a free port. */
+/**
+ * The compiled executable for end-to-end tests: built once if REGISTRY_MIRROR_BIN is not given, started on a free port,
+ * on the test backends of the run (support/backends.ts: a schema and a bucket prefix per data directory).
+ */
 import { expect } from 'bun:test'
 import { resolve } from 'node:path'
+import { backendEnv } from './backends'
 
 export const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 
@@ -32,8 +36,17 @@ export interface Server {
  * `serve --port 0` on 127.0.0.1 with this data directory; resolves once it prints where it listens. Its log (stderr)
  * is read all along, so a busy server never blocks on a full pipe, and its end is kept for the error of a failed start.
  */
-export async function startServer(data: string, ...args: string[]): Promise<Server> {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+export function startServer(data: string, ...args: string[]): Promise<Server> {
+  return startServerOn(data, data, ...args)
+}
+
+/** As startServer, on the test backends named by `backendKey` (several instances of one registry share one). */
+export async function startServerOn(data: string, backendKey: string, ...args: string[]): Promise<Server> {
+  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, ...backendEnv(backendKey) },
+  })
   let log = ''
   const logDone = (async () => {
     for await (const chunk of proc.stderr) log = (log + new TextDecoder().decode(chunk)).slice(-16_384)
@@ -66,6 +79,6 @@ export async function startServer(data: string, ...args: string[]): Promise<Serv
 
 /** A command of the executable on this data directory. */
 export function cli(data: string, ...args: string[]) {
-  const res = Bun.spawnSync([BIN, ...args, '--data', data])
+  const res = Bun.spawnSync([BIN, ...args, '--data', data], { env: { ...process.env, ...backendEnv(data) } })
   return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
 }

@@ -103,7 +103,7 @@ export async function disposeWorlds(): Promise<void> {
 async function makeTemplate(): Promise<{ dir: string; store: Uint8Array; facts: WorldFacts }> {
   const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-world-template-'))
   const host = startRepoHost()
-  const t = await makeTestApp({ engine: 'store', dir })
+  const t = await makeTestApp({ engine: 'store', dir, local: true })
   const [olga, mia, bob, oscar, bea, uma, ada] = await Promise.all(
     ['olga', 'mia', 'bob', 'oscar', 'bea', 'uma'].map((id) => addUser(t, id)).concat(addUser(t, 'ada', { admin: true })),
   )

@@ -24,6 +24,9 @@ export interface SeedNode {
 
 const T = '2026-01-01T00:00:00.000Z'
 
+/** Rows per INSERT: a few round trips for thousands of nodes (PostgreSQL pays one per statement), under SQLite's bound-value limit. */
+const CHUNK = 400
+
 export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const publishers = new Map(nodes.map((n) => [n.publisher ?? 'acme', n.publisherName ?? `${n.publisher ?? 'acme'} publisher`]))
@@ -34,44 +37,53 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
         .onConflict((oc) => oc.doNothing())
         .execute()
     }
-    for (const n of nodes) {
-      const versionId = crypto.randomUUID()
+    const versions = nodes.map(() => crypto.randomUUID())
+    const nodeRows = nodes.map((n, i) => ({
+      id: n.id,
+      normalized_id: n.id.toLowerCase(),
+      publisher_id: n.publisher ?? 'acme',
+      name: n.name ?? n.id,
+      description: n.description ?? '',
+      author: n.author ?? '',
+      tags_json: JSON.stringify(n.tags ?? []),
+      repository: n.repository ?? '',
+      repository_key: repositoryKey(n.repository ?? ''),
+      supported_os_json: JSON.stringify(n.os ?? []),
+      os_keys: platformKeys(n.os ?? []),
+      supported_accelerators_json: JSON.stringify(n.accelerators ?? []),
+      accelerator_keys: platformKeys(n.accelerators ?? []),
+      search_ranking: n.ranking ?? 0,
+      downloads: n.downloads ?? 0,
+      status: n.status ?? 'active',
+      latest_version_id: versions[i]!,
+      latest_version_status: n.versionStatus ?? 'active',
+      created_at: T,
+      updated_at: n.updatedAt ?? T,
+    }))
+    const versionRows = nodes.map((n, i) => ({
+      id: versions[i]!,
+      node_id: n.id,
+      version: '1.0.0',
+      status: n.versionStatus ?? 'active',
+      created_at: T,
+      updated_at: T,
+    }))
+    const hostRows = nodes.flatMap((n, i) => [...new Set(n.hostNodes ?? [])].map((name) => ({ version_id: versions[i]!, name })))
+    for (let i = 0; i < nodeRows.length; i += CHUNK)
       await trx
         .insertInto('nodes')
-        .values({
-          id: n.id,
-          normalized_id: n.id.toLowerCase(),
-          publisher_id: n.publisher ?? 'acme',
-          name: n.name ?? n.id,
-          description: n.description ?? '',
-          author: n.author ?? '',
-          tags_json: JSON.stringify(n.tags ?? []),
-          repository: n.repository ?? '',
-          repository_key: repositoryKey(n.repository ?? ''),
-          supported_os_json: JSON.stringify(n.os ?? []),
-          os_keys: platformKeys(n.os ?? []),
-          supported_accelerators_json: JSON.stringify(n.accelerators ?? []),
-          accelerator_keys: platformKeys(n.accelerators ?? []),
-          search_ranking: n.ranking ?? 0,
-          downloads: n.downloads ?? 0,
-          status: n.status ?? 'active',
-          latest_version_id: versionId,
-          latest_version_status: n.versionStatus ?? 'active',
-          created_at: T,
-          updated_at: n.updatedAt ?? T,
-        })
+        .values(nodeRows.slice(i, i + CHUNK))
         .execute()
+    for (let i = 0; i < versionRows.length; i += CHUNK)
       await trx
         .insertInto('node_versions')
-        .values({ id: versionId, node_id: n.id, version: '1.0.0', status: n.versionStatus ?? 'active', created_at: T, updated_at: T })
+        .values(versionRows.slice(i, i + CHUNK))
         .execute()
-      if (n.hostNodes?.length) {
-        await trx
-          .insertInto('host_nodes')
-          .values([...new Set(n.hostNodes)].map((name) => ({ version_id: versionId, name })))
-          .execute()
-      }
-    }
+    for (let i = 0; i < hostRows.length; i += CHUNK)
+      await trx
+        .insertInto('host_nodes')
+        .values(hostRows.slice(i, i + CHUNK))
+        .execute()
   })
 }
 

@@ -2,7 +2,7 @@
  * The caches' race guards, each made to lose its race on purpose: a Kysely plugin runs a write at the exact
  * moment a read has fetched its rows but not yet used them.
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
@@ -77,6 +77,54 @@ describe('search index warm-up', () => {
   })
 })
 
+describe('download counts in the index', () => {
+  const list = (search: ReturnType<typeof createIndexedSearch>, text?: string) =>
+    search.find({ search: text, includeBanned: false, offset: 0, limit: 10 }).then((r) => r.ids)
+
+  test('a flush sets the counts of the nodes held without reading the store, and the order follows', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [
+      { id: 'a', downloads: 5 },
+      { id: 'b', downloads: 10 },
+    ])
+    let queries = 0
+    const counting = db.withPlugin({ transformQuery: (args) => (queries++, args.node), transformResult: async (args) => args.result })
+    const search = createIndexedSearch(counting, silentLog)
+    await search.warm()
+    expect(await list(search)).toEqual(['b', 'a'])
+    const before = queries
+    await search.countsChanged(new Map([['a', 11]]))
+    expect(queries).toBe(before)
+    expect(await list(search)).toEqual(['a', 'b'])
+  })
+
+  test('a flush landing while the same node is being refreshed loses neither the count nor the refresh', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [
+      { id: 'a', description: 'sprocket', downloads: 5 },
+      { id: 'b', description: 'sprocket', downloads: 10 },
+    ])
+    const base = db
+    let search!: ReturnType<typeof createIndexedSearch>
+    // Armed after the warm-up: the flush lands right after the refresh has read its rows.
+    let plugin: KyselyPlugin = { transformQuery: (args) => args.node, transformResult: async (args) => args.result }
+    const racing = db.withPlugin({
+      transformQuery: (args) => plugin.transformQuery(args),
+      transformResult: (args) => plugin.transformResult(args),
+    })
+    search = createIndexedSearch(racing, silentLog)
+    await search.warm()
+    await setDescription(base, 'a', 'flywheel')
+    plugin = interleave(/"nodes"/, async () => {
+      await base.updateTable('nodes').set({ downloads: 42 }).where('id', '=', 'a').execute()
+      await search.countsChanged(new Map([['a', 42]]))
+    })
+    await search.nodesChanged(['a'])
+    expect(await list(search, 'flywheel')).toEqual(['a'])
+    expect(await list(search)).toEqual(['a', 'b'])
+  })
+})
+
 describe('search index before its warm-up', () => {
   test('changes committed before the warm-up starts cost no query, and the warm-up reads them', async () => {
     db = await openStore(':memory:')
@@ -103,19 +151,55 @@ describe('latest version', () => {
 })
 
 describe('list response cache', () => {
+  beforeEach(async () => {
+    db = await openStore(':memory:')
+  })
+
   test('an answer computed while a write landed is never served after it', async () => {
     const { Hono } = await import('hono')
-    const { listResponseCache } = await import('../../src/http/response-cache')
+    const { listed, listResponseCache } = await import('../../src/http/response-cache')
     let generation = 0
     let computed = 0
     const app = new Hono()
-    app.get('/list', listResponseCache({ generation: () => generation, enabled: () => true, gzip: false }), (c) => {
+    const cache = listResponseCache({
+      generation: () => generation,
+      sequence: () => 0,
+      changedAfter: () => false,
+      enabled: () => true,
+      gzip: false,
+    })
+    app.get('/list', cache, (c) => {
       computed++
       if (computed === 1) generation++ // a write lands while the first answer is being made
+      listed(c, [])
       return c.json({ computed })
     })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 1 })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
     expect(await (await app.request('/list')).json()).toEqual({ computed: 2 }) // now cached
+  })
+
+  test('an answer listing a node that changed while it was made is never served after it', async () => {
+    const { Hono } = await import('hono')
+    const { listed, listResponseCache } = await import('../../src/http/response-cache')
+    const nodeJson = createNodeJsonCache(db!, 'http://x')
+    let computed = 0
+    const app = new Hono()
+    const cache = listResponseCache({
+      generation: () => 0,
+      sequence: () => nodeJson.sequence,
+      changedAfter: (ids, sequence) => nodeJson.changedAfter(ids, sequence),
+      enabled: () => true,
+      gzip: false,
+    })
+    app.get('/list', cache, (c) => {
+      computed++
+      if (computed === 1) nodeJson.nodesChanged(['a']) // a write to a listed node lands meanwhile
+      listed(c, ['a'])
+      return c.json({ computed })
+    })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 1 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
+    expect(await (await app.request('/list')).json()).toEqual({ computed: 2 })
   })
 })

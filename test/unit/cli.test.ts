@@ -63,6 +63,34 @@ describe('loadConfig', () => {
     expect(loadConfig({ flags: { 'read-only': 'maybe' }, env: {} }).problems).toEqual(['--read-only: expected true or false (got "maybe")'])
   })
 
+  test('backends: PostgreSQL and S3 settings, the usual AWS_* variables under ours, one line per mistake', () => {
+    const env = {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIA',
+      AWS_SECRET_ACCESS_KEY: 'shh',
+      REGISTRY_MIRROR_S3_REGION: 'eu-central-1',
+    }
+    const flags = { database: 'postgres://u:p@db:5432/registry', storage: 's3://archives/prod', 'presigned-downloads': 'true' }
+    expect(loadConfig({ flags, env }).config).toMatchObject({
+      ...flags,
+      'presigned-downloads': true,
+      's3-region': 'eu-central-1',
+      's3-access-key-id': 'AKIA',
+      's3-secret-access-key': 'shh',
+      'storage-cache-bytes': 1073741824,
+    })
+    expect(
+      loadConfig({ flags: { database: 'mysql://u:secret@db/x', storage: 's3://Bad_Bucket', 'presigned-downloads': 'true' }, env: {} })
+        .problems,
+    ).toEqual([
+      '--database: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (got "***")',
+      '--storage: expected s3://BUCKET or s3://BUCKET/PREFIX (a valid bucket name) (got "s3://Bad_Bucket")',
+    ])
+    expect(loadConfig({ flags: { 'presigned-downloads': 'true' }, env: {} }).problems).toEqual([
+      '--presigned-downloads: presigned downloads need object storage (--storage s3://...)',
+    ])
+  })
+
   test('public URL loses its trailing slash', () => {
     expect(loadConfig({ flags: { 'public-url': 'https://r.example/base/' }, env: {} }).config!['public-url']).toBe('https://r.example/base')
   })

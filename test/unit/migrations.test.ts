@@ -7,7 +7,7 @@ import { Kysely, SqliteDialect } from 'kysely'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
 import { adaptBunSqlite } from '../../src/store/sqlite-adapter'
 import { openStore } from '../../src/store/db'
-import { describeSqliteSchema } from '../support/schema-shape'
+import { describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('migrations')
@@ -18,7 +18,7 @@ const OLD_TOKENS = ['first-release-token-1', 'first-release-token-2']
 const reference = async () => {
   const db = new Database(':memory:')
   db.run(await Bun.file(join(import.meta.dir, '../../schema.sql')).text())
-  return describeSqliteSchema(db)
+  return describeSqlite(db)
 }
 
 /** A data directory as the first release left it: tables made by its schema.sql, user_version 0, one of everything. */
@@ -43,7 +43,7 @@ describe('schema migrations', () => {
     const path = join(dirs.make(), 'registry.db')
     await (await openStore(path)).destroy()
     const sqlite = new Database(path)
-    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(describeSqlite(sqlite)).toEqual(await reference())
     expect(sqlite.query<{ user_version: number }, []>('pragma user_version').get()!.user_version).toBe(LATEST_SCHEMA_VERSION)
   })
 
@@ -52,7 +52,7 @@ describe('schema migrations', () => {
     await firstReleaseStore(path)
     await (await openStore(path)).destroy()
     const sqlite = new Database(path)
-    expect(describeSqliteSchema(sqlite)).toEqual(await reference())
+    expect(describeSqlite(sqlite)).toEqual(await reference())
     expect(sqlite.query('select id from nodes').all()).toEqual([{ id: 'Pack' }])
     // Existing entities enter the change feed, so a follower starting at 0 sees them.
     expect(sqlite.query('select serial, kind, entity_id from changes order by serial').all()).toEqual([
@@ -81,7 +81,7 @@ describe('schema migrations', () => {
     }
   })
 
-  test('origins recorded by schema 6 move onto their rows; origins of rows that are gone are dropped', async () => {
+  test('origins recorded before schema 8 move onto their rows; origins of rows that are gone are dropped', async () => {
     const path = join(dirs.make(), 'registry.db')
     const sqlite = new Database(path)
     const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
@@ -104,7 +104,7 @@ describe('schema migrations', () => {
 
     await (await openStore(path)).destroy()
     const db = new Database(path)
-    expect(describeSqliteSchema(db)).toEqual(await reference())
+    expect(describeSqlite(db)).toEqual(await reference())
     const columns = 'id, mirror_source_id, mirror_status, mirror_checked_at'
     expect(db.query(`select ${columns} from publishers order by id`).all()).toEqual([
       { id: 'acme', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: 'mark' },
@@ -146,7 +146,7 @@ describe('schema migrations', () => {
     const codes = await Promise.all(procs.map((p) => p.exited))
     const errors = await Promise.all(procs.map((p) => new Response(p.stderr).text()))
     expect({ codes, errors: errors.filter(Boolean) }).toEqual({ codes: [0, 0, 0, 0], errors: [] })
-    expect(describeSqliteSchema(new Database(path))).toEqual(await reference())
+    expect(describeSqlite(new Database(path))).toEqual(await reference())
   })
 
   test('the data file is readable by its owner only', async () => {

@@ -18,8 +18,14 @@ export interface MirrorRuntime {
   inflight: Map<string, Promise<unknown>>
   /** The mirror's freshness, or undefined when this registry mirrors nothing. */
   freshness(): MirrorFreshness | undefined
+  /** The upstream `serve --sync-from` keeps this registry in step with (a source id), if any. */
+  following?: string
 }
 
-export function createMirrorRuntime(http: UpstreamHttp, freshness: () => MirrorFreshness | undefined = () => undefined): MirrorRuntime {
-  return { http, inflight: new Map(), freshness }
+export function createMirrorRuntime(
+  http: UpstreamHttp,
+  freshness: () => MirrorFreshness | undefined = () => undefined,
+  following?: string,
+): MirrorRuntime {
+  return { http, inflight: new Map(), freshness, following }
 }

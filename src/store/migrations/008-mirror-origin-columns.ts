@@ -1,5 +1,5 @@
 /**
- * Schema version 7: where a mirrored publisher, node or version came from moves onto its own row. A separate
+ * Schema version 8: where a mirrored publisher, node or version came from moves onto its own row. A separate
  * origin row per entity (with its key and source index) was a quarter of a first sync's writes; as columns
  * it is written with the entity, in the same row. Local entities have no source (null).
  */

@@ -1,0 +1,151 @@
+/**
+ * Mixed-traffic benchmark: 8 clients against stores of 2,200 (the real registry's size), 10,000 and 100,000
+ * nodes, each request drawn from the mix 40% distinct searches, 20% list pages across the whole catalogue,
+ * 20% node reads, 10% installs, 10% version lists. Reports throughput as a ratio of GET /health under the
+ * same clients in the same run (measured before and after the mix; their mean), p99 overall and per kind,
+ * the server's peak resident memory; then installs alone as a ratio of /health. The server logs at the
+ * default level into a file. Stores are made by seed-store.ts (installs add downloads; --fresh reseeds).
+ * Run: npm run build && bun scripts/bench/mixed.ts [--nodes 2200,10000,100000] [--seconds 10] [--clients 8]
+ */
+import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { healthRate, loadAverage, ms, pct, quantile, runLoad, type LoadRequest } from './load'
+import { distinctSearches } from './queries'
+import { picker, seededRandom } from './random'
+import { seedBenchStore } from './seed-store'
+import { cpuSeconds, mib, startServer, waitForIndex } from './server'
+
+export const MIX: [kind: string, share: number][] = [
+  ['search', 0.4],
+  ['list', 0.2],
+  ['node', 0.2],
+  ['install', 0.1],
+  ['versions', 0.1],
+]
+
+/** The store of N nodes the benchmarks share (seeded on first use). */
+export async function benchStore(n: number, fresh = false): Promise<string> {
+  const dir = join(tmpdir(), `registry-mirror-bench-${n}`)
+  if (fresh || !existsSync(join(dir, 'registry.db'))) {
+    const t0 = performance.now()
+    await seedBenchStore(dir, n)
+    console.log(`seeded ${n} nodes in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
+  return dir
+}
+
+/** Ids of the active nodes (every one has an installable latest version). */
+function activeIds(dir: string): string[] {
+  const db = new Database(join(dir, 'registry.db'), { readonly: true })
+  try {
+    return db
+      .query<{ id: string }, []>("SELECT id FROM nodes WHERE status = 'active'")
+      .all()
+      .map((r) => r.id)
+  } finally {
+    db.close()
+  }
+}
+
+/** A generator of the mix's requests, seeded. */
+export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
+  const random = seededRandom(seed)
+  const pick = picker(random)
+  const nextSearch = distinctSearches(seed + 1)
+  const enc = encodeURIComponent
+  return () => {
+    let r = random()
+    const kind = MIX.find(([, share]) => (r -= share) < 0)?.[0] ?? 'search'
+    switch (kind) {
+      case 'search':
+        return { kind, path: `/nodes/search?${nextSearch()}` }
+      case 'list': {
+        const limit = pick([10, 30, 50])
+        return { kind, path: `/nodes?page=${1 + Math.floor(random() * Math.ceil(ids.length / limit))}&limit=${limit}` }
+      }
+      case 'node':
+        return { kind, path: `/nodes/${enc(pick(ids))}` }
+      case 'install':
+        return { kind, path: `/nodes/${enc(pick(ids))}/install` }
+      default:
+        return { kind, path: `/nodes/${enc(pick(ids))}/versions` }
+    }
+  }
+}
+
+async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number; CLIENTS: number; fresh?: boolean }) {
+  const dir = await benchStore(n, fresh)
+  const ids = activeIds(dir)
+  const server = await startServer(dir)
+  try {
+    const indexMs = await waitForIndex(server.url)
+    /** Server CPU microseconds per request over a run: steadier than throughput when other work shares the machine. */
+    const cpuPer = async <T extends { requests: number }>(run: () => Promise<T>) => {
+      const before = cpuSeconds(server.pid)
+      const result = await run()
+      return { ...result, cpuUs: ((cpuSeconds(server.pid) - before) * 1e6) / result.requests }
+    }
+    const health1 = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS / 2, next: () => ({ path: '/health' }) }))
+    const mixLoad = loadAverage()
+    const next = mixedTraffic(ids, n)
+    await runLoad(server.url, { clients: CLIENTS, seconds: 1, next }) // first visits: JIT, page cache
+    const mix = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS, next }))
+    const health2 = await healthRate(server.url, CLIENTS, SECONDS / 2)
+    const health = (health1.perSecond + health2) / 2
+    const installNext = mixedTraffic(ids, n + 2)
+    const installs = await cpuPer(() =>
+      runLoad(server.url, {
+        clients: CLIENTS,
+        seconds: SECONDS / 2,
+        next: () => {
+          let req = installNext()
+          while (req.kind !== 'install') req = installNext()
+          return req
+        },
+      }),
+    )
+    const health3 = await healthRate(server.url, CLIENTS, SECONDS / 2)
+    const peak = server.peakRssBytes()
+    const kinds = MIX.map(([kind]) => `${kind} ${ms(quantile(mix.byKind.get(kind) ?? [], 0.99))}`).join(', ')
+    console.log(`\n${n} nodes (index ready after ${(indexMs / 1000).toFixed(1)} s; load average ${mixLoad} at the start of the mix)`)
+    console.log(
+      `  GET /health:      ${health.toFixed(0)} req/s (${health1.perSecond.toFixed(0)} before, ${health2.toFixed(0)} after the mix)`,
+    )
+    console.log(
+      `  mixed:            ${mix.perSecond.toFixed(0)} req/s = ${pct(mix.perSecond / health)} of /health (goal at 100k >= 40%), ` +
+        `p50 ${ms(quantile(mix.latencies, 0.5))}, p99 ${ms(quantile(mix.latencies, 0.99))} (goal < 15 ms), failures ${mix.failures}`,
+    )
+    console.log(`  p99 by kind:      ${kinds}`)
+    console.log(`  peak RSS:         ${mib(peak)} MiB (goal < 400)`)
+    console.log(
+      `  installs alone:   ${installs.perSecond.toFixed(0)} req/s = ${pct(installs.perSecond / health3)} of /health ` +
+        `(${health3.toFixed(0)} right after; goal >= 50%), p99 ${ms(quantile(installs.latencies, 0.99))}, failures ${installs.failures}`,
+    )
+    const us = (x: number) => `${x.toFixed(0)} µs`
+    console.log(
+      `  server CPU each:  /health ${us(health1.cpuUs)}, mixed ${us(mix.cpuUs)} (/health's = ${pct(health1.cpuUs / mix.cpuUs)} of it), ` +
+        `install ${us(installs.cpuUs)} (${pct(health1.cpuUs / installs.cpuUs)})`,
+    )
+  } finally {
+    await server.stop()
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      nodes: { type: 'string', default: '2200,10000,100000' },
+      seconds: { type: 'string', default: '10' },
+      clients: { type: 'string', default: '8' },
+      fresh: { type: 'boolean' },
+    },
+  })
+  const SECONDS = Number(values.seconds)
+  const CLIENTS = Number(values.clients)
+  console.log(`mixed traffic, ${CLIENTS} clients, ${SECONDS} s per run; load average ${loadAverage()}`)
+  for (const n of values.nodes!.split(',').map(Number)) await runSize(n, { SECONDS, CLIENTS, fresh: values.fresh })
+}

@@ -1,0 +1,84 @@
+/**
+ * A bounded local copy of blobs fetched from object storage, least recently used out first. Blobs are immutable
+ * (named by their SHA-256), so a copy never goes stale. Downloads are sent from the copy as a local file: with
+ * Content-Length and ranges, without copying through JavaScript (a streamed body loses its length in Bun.serve).
+ */
+import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { rename, rm, utimes } from 'node:fs/promises'
+import { join } from 'node:path'
+import { newId } from '../domain/ids'
+import { isSha256 } from './blob-store'
+
+export interface BlobCache {
+  /** The local copy of `sha256`, made by `fill(path)` (which writes the whole blob there) when there is none. */
+  get(sha256: string, fill: (path: string) => Promise<void>): Promise<Blob>
+  drop(sha256: string): Promise<void>
+}
+
+export function createBlobCache(dir: string, maxBytes: number): BlobCache {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const entries = new Map<string, number>() // sha -> size, oldest use first (a Map keeps insertion order)
+  let total = 0
+  // Copies a previous run left are kept, oldest first; partial ones (a killed fill) are removed.
+  const found = readdirSync(dir)
+    .map((name) => ({ name, info: statSync(join(dir, name), { throwIfNoEntry: false }) }))
+    .sort((a, b) => (a.info?.mtimeMs ?? 0) - (b.info?.mtimeMs ?? 0))
+  for (const { name, info } of found) {
+    if (isSha256(name) && info) {
+      entries.set(name, info.size)
+      total += info.size
+    } else void rm(join(dir, name), { force: true })
+  }
+  const filling = new Map<string, Promise<void>>()
+
+  async function evict() {
+    for (const [sha, size] of entries) {
+      if (total <= maxBytes) return
+      entries.delete(sha)
+      total -= size
+      await rm(join(dir, sha), { force: true })
+    }
+  }
+
+  return {
+    async get(sha256, fill) {
+      const path = join(dir, sha256)
+      const size = entries.get(sha256)
+      if (size !== undefined) {
+        entries.delete(sha256)
+        entries.set(sha256, size)
+        void utimes(path, new Date(), new Date()).catch(() => {})
+        return Bun.file(path)
+      }
+      // One fill per blob however many ask at once.
+      let pending = filling.get(sha256)
+      if (!pending) {
+        pending = (async () => {
+          const tmp = join(dir, `${newId()}.part`)
+          try {
+            await fill(tmp)
+            await rename(tmp, path)
+          } catch (err) {
+            await rm(tmp, { force: true })
+            throw err
+          }
+          const bytes = Bun.file(path).size
+          entries.set(sha256, bytes)
+          total += bytes
+          await evict()
+        })().finally(() => filling.delete(sha256))
+        filling.set(sha256, pending)
+      }
+      await pending
+      return Bun.file(path)
+    },
+
+    async drop(sha256) {
+      const size = entries.get(sha256)
+      if (size === undefined) return
+      entries.delete(sha256)
+      total -= size
+      await rm(join(dir, sha256), { force: true })
+    },
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * `registry-mirror copy-store`: moves a registry kept in a data directory (SQLite and archives on disk) onto a new
+ * PostgreSQL database and, with --storage, a bucket, for running several instances. Every row and archive comes
+ * along (users, tokens, the change feed and its serials, the audit log, the signing key); archives are hashed
+ * again on the way. Run it with no server on the data directory, once, into an empty database.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { BACKEND_SETTINGS, loadConfig } from './config'
+import { createDiskBlobStore } from './blobs/disk'
+import { createS3BlobStore } from './blobs/s3'
+import { s3Settings } from './serve-backends'
+import type { Io } from './io'
+import { copyStore, TargetNotEmptyError } from './store/copy'
+import { openStore, type Store } from './store/db'
+import { redactUrl } from './store/postgres'
+import { sharedSecret } from './store/shared-state'
+
+export const COPY_HELP = `Usage: registry-mirror copy-store --data DIR --database URL [--storage s3://BUCKET/PREFIX] [--s3-* ...]
+
+Copies the registry in DIR (registry.db, the archives, the signing key) into a new, empty PostgreSQL database and,
+with --storage, its archives into the bucket (each hashed again on the way). Afterwards, start every instance with
+the same --database and --storage. Stop the server on DIR first; DIR is only read.`
+
+export async function copyCommand(argv: string[], io: Io): Promise<number> {
+  const names = Object.keys(BACKEND_SETTINGS)
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ['help', { type: 'boolean' as const }]]),
+    strict: true,
+    allowPositionals: false,
+  })
+  const { help, ...flags } = values as Record<string, string | boolean | undefined>
+  if (help) return (io.out(COPY_HELP), 0)
+  const { config, problems } = loadConfig({ flags: flags as Record<string, string | undefined>, env: io.env }, BACKEND_SETTINGS)
+  if (!config) {
+    for (const p of problems) io.err(p)
+    return 2
+  }
+  if (!config.database) return (io.err('--database: required (the PostgreSQL database to copy into)'), 2)
+  let from: Store | undefined
+  let to: Store | undefined
+  try {
+    // Archives first: the bucket is content-addressed, so a run that fails later leaves nothing wrong behind and
+    // the next one skips what arrived. The rows then go in one transaction: all of them or none.
+    const archives = config.storage ? await copyArchives(config) : 0
+    from = await openStore(join(config.data, 'registry.db'))
+    to = await openStore(config.database)
+    const counts = await copyStore(from, to)
+    // Signed URLs handed out before the move stay valid: the instances sign with the same key.
+    const key = readFileSync(join(config.data, 'signing.key'), 'utf8').trim()
+    await sharedSecret(to, 'url-signing', () => key, new Date().toISOString())
+    const rows = Object.values(counts).reduce((a, b) => a + b, 0)
+    io.out(`copied ${rows} rows in ${Object.keys(counts).length} tables and ${archives} archives into ${redactUrl(config.database)}`)
+    return 0
+  } catch (err) {
+    if (err instanceof TargetNotEmptyError) return (io.err(err.message), 1)
+    io.err(`copy failed (the database was left as it was): ${(err as Error).message}`)
+    return 1
+  } finally {
+    await from?.destroy()
+    await to?.destroy()
+  }
+}
+
+async function copyArchives(config: NonNullable<ReturnType<typeof loadConfig<typeof BACKEND_SETTINGS>>['config']>): Promise<number> {
+  const disk = createDiskBlobStore(config.data)
+  const bucket = createS3BlobStore(s3Settings(config, config.storage!), disk)
+  let copied = 0
+  for await (const sha of disk.list()) {
+    const blob = (await disk.open(sha))!
+    const staged = await bucket.stage(blob.stream(), Number.MAX_SAFE_INTEGER)
+    if (staged.sha256 !== sha) {
+      await staged.discard()
+      throw new Error(`archive ${sha} on disk has other bytes (SHA-256 ${staged.sha256}); nothing of it was copied`)
+    }
+    await staged.commit()
+    copied++
+  }
+  return copied
+}

@@ -1,0 +1,92 @@
+/**
+ * The backends `serve` runs on, from its settings: SQLite and archives in the data directory (one process), or
+ * PostgreSQL (--database) and S3-compatible storage (--storage) that several instances share as one registry. What
+ * instances must agree on comes from the shared store then: the URL-signing key and the rate limits.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BlobStore } from './blobs/blob-store'
+import { createDiskBlobStore } from './blobs/disk'
+import { createS3BlobStore, type S3Settings } from './blobs/s3'
+import { createBlobCache } from './blobs/disk-cache'
+import type { BackendConfig } from './config'
+import { prepareDataDir } from './data-dir'
+import type { Log } from './log'
+import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './services/rate-limit'
+import { openStore, type Store } from './store/db'
+import { redactUrl } from './store/postgres'
+import { sharedSecret } from './store/shared-state'
+
+export interface Backends {
+  db: Store
+  blobs: BlobStore
+  signingSecret: string
+  /** The SQLite file of the store (for a second, read-only handle), when the store is one. */
+  sqlitePath?: string
+  limiter(name: string, limit: number, windowMs: number): RateLimiter
+  /** For the start-up log line: where the store and archives are (no credentials). */
+  where: { database: string; storage: string }
+}
+
+/** The signing secret of a single process: generated on first start and kept in the data directory (mode 0600). */
+function fileSecret(dir: string): string {
+  const path = join(dir, 'signing.key')
+  try {
+    return readFileSync(path, 'utf8').trim()
+  } catch {
+    const secret = randomBytes(32).toString('hex')
+    try {
+      writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' })
+      return secret
+    } catch {
+      return readFileSync(path, 'utf8').trim() // another process made it first
+    }
+  }
+}
+
+/** The object store's settings, from `--storage` and the `--s3-*` settings. */
+export function s3Settings(config: BackendConfig, storage: string): S3Settings {
+  return {
+    url: storage,
+    endpoint: config['s3-endpoint'],
+    region: config['s3-region'],
+    accessKeyId: config['s3-access-key-id'],
+    secretAccessKey: config['s3-secret-access-key'],
+    sessionToken: config['s3-session-token'],
+  }
+}
+
+/** Opens the store (migrating it) and the blob store; throws with a message fit for the operator. */
+export async function openBackends(config: BackendConfig, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
+  const database = config.database
+  let db: Store
+  const sqlitePath = database ? undefined : join(prepareDataDir(dataDir), 'registry.db')
+  try {
+    db = await openStore(database ?? sqlitePath!)
+  } catch (err) {
+    throw new Error(`cannot open the store in ${database ? redactUrl(database) : dataDir}: ${(err as Error).message}`)
+  }
+  // Uploads are staged in the data directory either way: the archive checks read them there.
+  const disk = createDiskBlobStore(prepareDataDir(dataDir), { durable: opts.durable })
+  const storage = config.storage
+  const blobs = storage
+    ? createS3BlobStore(s3Settings(config, storage), disk, {
+        cache: config['storage-cache-bytes'] > 0 ? createBlobCache(join(dataDir, 'cache'), config['storage-cache-bytes']) : undefined,
+        onError: (err) => log.warn('storage.failed', { error: err.message, code: (err as { code?: string }).code }),
+      })
+    : disk
+  const signingSecret = database
+    ? await sharedSecret(db, 'url-signing', () => randomBytes(32).toString('hex'), new Date().toISOString())
+    : fileSecret(dataDir)
+  return {
+    db,
+    blobs,
+    signingSecret,
+    sqlitePath,
+    // One process counts in memory; instances that share a database count there, or each would allow the limit.
+    limiter: (name, limit, windowMs) =>
+      database ? createSharedRateLimiter(db, name, limit, windowMs) : createRateLimiter(limit, windowMs),
+    where: { database: database ? redactUrl(database) : 'sqlite', storage: storage ?? 'disk' },
+  }
+}

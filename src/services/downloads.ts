@@ -1,0 +1,76 @@
+/**
+ * Download counts: an install adds one in memory; the counts are written to the store in one transaction at
+ * most every interval and at shutdown. A crash loses at most the counts of that interval. A flush goes through
+ * commitWrite like any write (the change feed tells other instances and mirrors), but as a count change: the
+ * caches keep every rendered node and only take the new numbers.
+ */
+import { addDownloads } from '../store/nodes'
+import { commitWrite, type WriteDeps } from './changes'
+import type { Deps } from './deps'
+
+export const DOWNLOAD_FLUSH_MS = 1000
+
+export interface DownloadCounter {
+  /** One more download of the node (by its id as stored). */
+  count(nodeId: string): void
+  /** Writes the counts taken so far; resolves once they are committed (or kept for the next flush on failure). */
+  flush(): Promise<void>
+  /** Flushes every `ms` until stop(). */
+  start(ms?: number): void
+  /** Stops the timer and writes what is left. */
+  stop(): Promise<void>
+  /** Counts not written yet. */
+  readonly pending: number
+}
+
+export function createDownloadCounter(deps: WriteDeps & Pick<Deps, 'log'>): DownloadCounter {
+  let counts = new Map<string, number>()
+  let pending = 0
+  let timer: ReturnType<typeof setInterval> | undefined
+  /** Flushes run one after another: a shutdown flush waits for the timer's. */
+  let last: Promise<void> = Promise.resolve()
+
+  async function write() {
+    if (!counts.size) return
+    const taken = counts
+    const takenCount = pending
+    counts = new Map()
+    pending = 0
+    try {
+      await commitWrite(deps, async (w) => {
+        for (const [id, n] of taken) {
+          const total = await addDownloads(w.db, id, n)
+          if (total !== undefined) w.counted(id, total)
+        }
+      })
+    } catch (err) {
+      // Kept for the next flush: a busy store loses no counts.
+      for (const [id, n] of taken) counts.set(id, (counts.get(id) ?? 0) + n)
+      pending += takenCount
+      deps.log.warn('downloads.flush_failed', { nodes: taken.size, error: (err as Error).message })
+    }
+  }
+
+  const counter: DownloadCounter = {
+    count(nodeId) {
+      counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
+      pending++
+    },
+    flush() {
+      last = last.then(write)
+      return last
+    },
+    start(ms = DOWNLOAD_FLUSH_MS) {
+      timer ??= setInterval(() => void counter.flush(), ms)
+    },
+    async stop() {
+      clearInterval(timer)
+      timer = undefined
+      await counter.flush()
+    },
+    get pending() {
+      return pending
+    },
+  }
+  return counter
+}

@@ -1,0 +1,49 @@
+/**
+ * Answers remembered per key until anything about their node changes (download counts aside), bounded by
+ * bytes, oldest first out. The node JSON cache's change sequence says what changed: every write reports its
+ * nodes there (commitWrite), so nothing else needs to be told.
+ */
+import type { NodeJsonCache } from './node-json'
+
+export interface NodeMemo<T> {
+  /** The value remembered for `key`, unless its node changed since. */
+  get(key: string): T | undefined
+  /** Where a lookup starts: pass it to set(), so that rows read before a change are not kept. */
+  start(): number
+  set(key: string, nodeId: string, started: number, value: T): void
+}
+
+/** What an entry costs beside its key (the map entry, the entry object, the value's own fields). */
+export function createNodeMemo<T>(
+  changes: Pick<NodeJsonCache, 'sequence' | 'contentChangedAfter'>,
+  maxBytes: number,
+  entryBytes: number,
+): NodeMemo<T> {
+  const cache = new Map<string, { nodeId: string; sequence: number; value: T }>()
+  let bytes = 0
+  const cost = (key: string) => 2 * key.length + entryBytes
+  const drop = (key: string) => {
+    if (cache.delete(key)) bytes -= cost(key)
+  }
+  return {
+    get(key) {
+      const hit = cache.get(key)
+      if (!hit) return undefined
+      if (!changes.contentChangedAfter(hit.nodeId, hit.sequence)) return hit.value
+      drop(key)
+      return undefined
+    },
+    start: () => changes.sequence,
+    set(key, nodeId, started, value) {
+      if (changes.contentChangedAfter(nodeId, started)) return
+      drop(key)
+      for (const [oldest] of cache) {
+        if (bytes + cost(key) <= maxBytes) break
+        drop(oldest)
+      }
+      if (bytes + cost(key) > maxBytes) return
+      cache.set(key, { nodeId, sequence: started, value })
+      bytes += cost(key)
+    },
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * PostgreSQL behind the same Kysely store, through Bun's built-in SQL client (measured against `pg`:
+ * scripts/bench/pg-driver.ts, README). Kysely has no driver for it, so this file is one: a connection is reserved
+ * per query or transaction, as Kysely's own PostgresDriver checks one out of a pg.Pool. Numbers come back as
+ * numbers, as SQLite gives them.
+ */
+import { SQL } from 'bun'
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely'
+import type { DB } from './schema'
+
+/** Connections one instance keeps; requests queue for a free one past that. */
+const POOL_SIZE = 10
+/** A backend that went away is noticed within this time instead of a request hanging on it. */
+const CONNECT_TIMEOUT_SECONDS = 5
+
+export const isPostgresUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location)
+
+/** The URL with any password replaced, for logs and error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'postgres://(unparsable)'
+  }
+}
+
+type Row = Record<string, unknown>
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE'])
+
+/** bigint values (counts, sums) become numbers: every one the store reads fits in a double. */
+function plainRow(row: Row): Row {
+  for (const key in row) if (typeof row[key] === 'bigint') row[key] = Number(row[key])
+  return row
+}
+
+interface ReservedConnection extends DatabaseConnection {
+  release(): void
+}
+
+class BunSqlDriver implements Driver {
+  constructor(private readonly client: SQL) {}
+
+  async init() {}
+
+  async acquireConnection(): Promise<ReservedConnection> {
+    const reserved = await this.client.reserve()
+    return {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        const result = await reserved.unsafe(query.sql, [...query.parameters])
+        const rows = Array.from(result as Iterable<Row>, plainRow) as R[]
+        const { command, affectedRows, count } = result as { command?: string; affectedRows?: number; count?: number }
+        return command && WRITES.has(command) ? { rows, numAffectedRows: BigInt(affectedRows ?? count ?? 0) } : { rows }
+      },
+      async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+        throw new Error('streaming queries are not used by the store')
+      },
+      release: () => reserved.release(),
+    }
+  }
+
+  async beginTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('begin'))
+  }
+
+  async commitTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection) {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+
+  async releaseConnection(connection: DatabaseConnection) {
+    ;(connection as ReservedConnection).release()
+  }
+
+  async destroy() {
+    await this.client.close()
+  }
+}
+
+export interface PostgresStore {
+  db: Kysely<DB>
+  /** The client itself, for LISTEN (a subscription it keeps on a connection of its own). */
+  client: SQL
+}
+
+export function openPostgres(url: string, opts: { poolSize?: number } = {}): PostgresStore {
+  const client = new SQL({
+    url,
+    max: opts.poolSize ?? POOL_SIZE,
+    connectionTimeout: CONNECT_TIMEOUT_SECONDS,
+    bigint: true,
+    connection: { application_name: 'registry-mirror' },
+  })
+  const db = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new BunSqlDriver(client),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  })
+  return { db, client }
+}

@@ -1,0 +1,103 @@
+/**
+ * A TCP proxy on 127.0.0.1 in front of a test backend, to make it go away and come back without touching the
+ * backend itself (other tests share it): `cut()` drops every connection and refuses new ones, `restore()` listens
+ * again on the same port.
+ */
+import type { Socket, TCPSocketListener } from 'bun'
+
+interface Pair {
+  upstream?: Socket<Pair>
+  /** Bytes not yet taken by each side's socket (a write may take part of a chunk; the rest waits for drain). */
+  toUpstream: Uint8Array[]
+  toClient: Uint8Array[]
+  client: Socket<Pair>
+}
+
+/** Writes what the socket takes now and keeps the rest, in order, for its drain. */
+function send(socket: Socket<Pair> | undefined, queue: Uint8Array[], chunk?: Uint8Array) {
+  if (chunk) queue.push(new Uint8Array(chunk))
+  while (socket && queue.length) {
+    const head = queue[0]!
+    const written = socket.write(head)
+    if (written < head.byteLength) {
+      queue[0] = head.subarray(Math.max(0, written))
+      return
+    }
+    queue.shift()
+  }
+}
+
+export interface TcpProxy {
+  port: number
+  cut(): void
+  restore(): void
+  stop(): void
+}
+
+export function startTcpProxy(target: { hostname: string; port: number }): TcpProxy {
+  const open = new Set<Socket<Pair>>()
+  let port = 0
+  let listener: TCPSocketListener<Pair> | undefined
+
+  const listen = () =>
+    Bun.listen<Pair>({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(client) {
+          const pair: Pair = { toUpstream: [], toClient: [], client }
+          client.data = pair
+          open.add(client)
+          void Bun.connect<Pair>({
+            ...target,
+            data: pair,
+            socket: {
+              open(upstream) {
+                pair.upstream = upstream
+                send(upstream, pair.toUpstream)
+              },
+              data: (_s, chunk) => send(pair.client, pair.toClient, chunk),
+              drain: (upstream) => send(upstream, pair.toUpstream),
+              close: () => void pair.client.end(),
+              error: () => void pair.client.end(),
+            },
+          }).catch(() => client.end())
+        },
+        data(client, chunk) {
+          send(client.data.upstream, client.data.toUpstream, chunk)
+        },
+        drain(client) {
+          send(client, client.data.toClient)
+        },
+        close(client) {
+          open.delete(client)
+          client.data.upstream?.end()
+        },
+        error(client) {
+          open.delete(client)
+          client.data.upstream?.end()
+        },
+      },
+    })
+
+  listener = listen()
+  port = listener.port
+  return {
+    port,
+    cut() {
+      listener?.stop(true)
+      listener = undefined
+      for (const client of open) {
+        client.data.upstream?.terminate()
+        client.terminate()
+      }
+      open.clear()
+    },
+    restore() {
+      listener ??= listen()
+    },
+    stop() {
+      this.cut()
+    },
+  }
+}

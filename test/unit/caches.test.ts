@@ -1,0 +1,176 @@
+/** Every cache is bounded by bytes, and a change drops only what it touches. */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { Hono } from 'hono'
+import type { KyselyPlugin } from 'kysely'
+import { listed, listResponseCache } from '../../src/http/response-cache'
+import { silentLog } from '../../src/log'
+import { createIndexedSearch } from '../../src/search/indexed-search'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { openStore, type Store } from '../../src/store/db'
+import { seedNodes } from '../support/seed'
+
+let db: Store | undefined
+afterEach(async () => {
+  await db?.destroy()
+  db = undefined
+})
+
+/** A store of `n` nodes whose reads of the nodes table are counted. */
+async function store(n: number) {
+  db = await openStore(':memory:')
+  await seedNodes(
+    db,
+    Array.from({ length: n }, (_, i) => ({ id: `node-${i}`, description: `sprocket number ${i} `.repeat(20) })),
+  )
+  const reads = { nodes: 0 }
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node).includes('"nodes"')) reads.nodes++
+      return args.node
+    },
+    transformResult: async (args) => args.result,
+  }
+  return { db: db.withPlugin(plugin), reads }
+}
+
+describe('node JSON cache', () => {
+  test('holds at most its bytes, evicting the oldest nodes first', async () => {
+    const { db, reads } = await store(40)
+    const one = (await createNodeJsonCache(db, 'http://x').render(['node-0']))[0]!.length
+    const cache = createNodeJsonCache(db, 'http://x', undefined, one * 10)
+    for (let i = 0; i < 40; i++) await cache.render([`node-${i}`])
+    expect(cache.bytes).toBeLessThanOrEqual(one * 10)
+    expect(cache.bytes).toBeGreaterThan(one * 5)
+    const before = reads.nodes
+    await cache.render(['node-39']) // the newest is still there
+    expect(reads.nodes).toBe(before)
+    await cache.render(['node-0']) // the oldest went first
+    expect(reads.nodes).toBe(before + 1)
+  })
+
+  test('a change to one node drops that node only', async () => {
+    const { db, reads } = await store(3)
+    const cache = createNodeJsonCache(db, 'http://x')
+    await cache.render(['node-0', 'node-1', 'node-2'])
+    const sequence = cache.sequence
+    cache.nodesChanged(['node-1'])
+    expect(cache.changedAfter(['node-0', 'node-2'], sequence)).toBe(false)
+    expect(cache.changedAfter(['node-1'], sequence)).toBe(true)
+    const before = reads.nodes
+    await cache.render(['node-0', 'node-2'])
+    expect(reads.nodes).toBe(before)
+    await cache.render(['node-1'])
+    expect(reads.nodes).toBe(before + 1)
+  })
+
+  test('a publisher change drops every node (publisher names show inside them)', async () => {
+    const { db } = await store(2)
+    const cache = createNodeJsonCache(db, 'http://x')
+    await cache.render(['node-0', 'node-1'])
+    const sequence = cache.sequence
+    cache.publishersChanged()
+    expect(cache.bytes).toBe(0)
+    expect(cache.changedAfter(['node-0'], sequence)).toBe(true)
+  })
+})
+
+describe('rendered publishers inside nodes', () => {
+  test('are read once for many nodes, and again after a publisher change', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [
+      { id: 'a', publisher: 'acme', publisherName: 'Acme' },
+      { id: 'b', publisher: 'acme', publisherName: 'Acme' },
+    ])
+    const reads = { publishers: 0 }
+    const counting = db.withPlugin({
+      transformQuery(args) {
+        const text = JSON.stringify(args.node)
+        if (args.node.kind === 'SelectQueryNode' && text.includes('"publishers"') && !text.includes('"nodes"')) reads.publishers++
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const cache = createNodeJsonCache(counting, 'http://x')
+    await cache.render(['a'])
+    expect(reads.publishers).toBe(1)
+    await cache.render(['b'])
+    expect(reads.publishers).toBe(1)
+    await db.updateTable('publishers').set({ name: 'Acme Corp' }).where('id', '=', 'acme').execute()
+    cache.publishersChanged()
+    expect(JSON.parse((await cache.render(['b']))[0]!).publisher.name).toBe('Acme Corp')
+    expect(reads.publishers).toBe(2)
+  })
+})
+
+describe('list response cache', () => {
+  function app(opts: { maxBytes?: number } = {}) {
+    let generation = 0
+    const changed = new Map<string, number>()
+    let sequence = 0
+    const computed: string[] = []
+    const hono = new Hono()
+    const cache = listResponseCache({
+      generation: () => generation,
+      sequence: () => sequence,
+      changedAfter: (ids, since) => ids.some((id) => (changed.get(id) ?? 0) > since),
+      enabled: () => true,
+      gzip: true,
+      maxBytes: opts.maxBytes,
+    })
+    hono.get('/list/:id', cache, (c) => {
+      const id = c.req.param('id')
+      computed.push(id)
+      listed(c, [id])
+      return c.json({ id, padding: 'x'.repeat(1000) })
+    })
+    const get = async (id: string, gzip = false) =>
+      (await hono.request(`/list/${id}`, { headers: gzip ? { 'accept-encoding': 'gzip' } : {} })).status
+    return {
+      get,
+      computed,
+      nodeChanged: (id: string) => changed.set(id, ++sequence),
+      listsChanged: () => generation++,
+    }
+  }
+
+  test('holds at most its bytes, evicting the oldest answers first', async () => {
+    const t = app({ maxBytes: 5000 })
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) await t.get(id)
+    await t.get('f')
+    expect(t.computed).toEqual(['a', 'b', 'c', 'd', 'e', 'f']) // f still cached
+    await t.get('a')
+    expect(t.computed.at(-1)).toBe('a') // a was evicted
+  })
+
+  test('a change to a node drops the answers listing it, and only those', async () => {
+    const t = app()
+    await t.get('a')
+    await t.get('b')
+    t.nodeChanged('a')
+    await t.get('a')
+    await t.get('b')
+    expect(t.computed).toEqual(['a', 'b', 'a'])
+  })
+
+  test('a change to what lists hold drops every answer', async () => {
+    const t = app()
+    await t.get('a')
+    await t.get('b', true)
+    t.listsChanged()
+    await t.get('a')
+    await t.get('b', true)
+    expect(t.computed).toEqual(['a', 'b', 'a', 'b'])
+  })
+})
+
+describe('search query cache', () => {
+  test('holds at most its bytes', async () => {
+    const { db } = await store(200)
+    const search = createIndexedSearch(db, silentLog, { queryCacheBytes: 4000 })
+    await search.warm()
+    for (let i = 0; i < 50; i++) await search.find({ search: `sprocket ${i}`, includeBanned: false, offset: 0, limit: 10 })
+    await search.find({ includeBanned: false, offset: 0, limit: 10 }) // 200 slots: 800 bytes
+    expect(search.cacheBytes).toBeGreaterThan(800)
+    expect(search.cacheBytes).toBeLessThanOrEqual(4000)
+  })
+})

@@ -1,0 +1,80 @@
+/** The index warms without holding the event loop, and the store's answers meanwhile come from another thread. */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { silentLog } from '../../src/log'
+import { createIndexedSearch } from '../../src/search/indexed-search'
+import { createStoreSearch } from '../../src/search/store-search'
+import { createThreadedStoreSearch } from '../../src/search/store-search-thread'
+import { openStore, type Store } from '../../src/store/db'
+import { seedNodes } from '../support/seed'
+import { tempDirs } from '../support/tmp'
+
+const dirs = tempDirs('warm-up')
+let db: Store | undefined
+afterEach(async () => {
+  await db?.destroy()
+  db = undefined
+  dirs.cleanup()
+})
+
+const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `node-${i}`, description: i % 2 ? 'sprocket' : 'flywheel' }))
+const query = { search: 'sprocket', includeBanned: false, offset: 0, limit: 5 }
+
+/** Counts the statements sent through a store handle. */
+function counted(store: Store) {
+  const seen = { queries: 0 }
+  const handle = store.withPlugin({ transformQuery: (args) => (seen.queries++, args.node), transformResult: async (args) => args.result })
+  return { handle, seen }
+}
+
+describe('warm-up', () => {
+  test('lets waiting work in at every step, not once per batch of rows', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, nodes(400))
+    const search = createIndexedSearch(db, silentLog, { sliceMs: 0 })
+    let turns = 0
+    let warming = true
+    const ticker = (async () => {
+      while (warming) {
+        await new Promise((resolve) => setTimeout(resolve, 0))
+        turns++
+      }
+    })()
+    await search.warm()
+    warming = false
+    await ticker
+    // 400 nodes in steps of at most 16: at least 25 turns of the event loop while warming.
+    expect(turns).toBeGreaterThanOrEqual(25)
+    expect(search.status()).toMatchObject({ ready: true, indexed: 400 })
+  })
+
+  test('while it warms, queries are answered by the store thread, never on this thread’s store handle', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    db = await openStore(path)
+    await seedNodes(db, nodes(50))
+    const { handle, seen } = counted(db)
+    const thread = createThreadedStoreSearch(path, createStoreSearch(handle), silentLog)
+    const search = createIndexedSearch(handle, silentLog, { fallback: thread })
+    const before = seen.queries
+    const cold = await search.find(query)
+    expect(seen.queries).toBe(before)
+    expect(cold.total).toBe(25)
+    expect(await search.hostNodeOwner('nothing')).toBeUndefined()
+    await search.warm()
+    const warm = await search.find(query)
+    expect(warm.total).toBe(25)
+    expect(new Set(warm.ids).size).toBe(5)
+    // The thread is closed once the index answers: it refuses new work.
+    await expect(thread.find(query)).rejects.toThrow('closed')
+  })
+
+  test('closing the store thread lets the queries under way finish', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    db = await openStore(path)
+    await seedNodes(db, nodes(20))
+    const thread = createThreadedStoreSearch(path, createStoreSearch(db), silentLog)
+    const pending = thread.find(query)
+    thread.close()
+    expect((await pending).total).toBe(10)
+  })
+})
