@@ -10,6 +10,23 @@ const KEYS_PER_STATEMENT = 500
 
 const isSqlite = (db: Kysely<any>) => db.getExecutor().adapter instanceof SqliteAdapter
 
+/** When this thread last let other work run. */
+let breathed = performance.now()
+/** The longest this thread works in one go in a bulk write, ms. */
+const BREATH_MS = 4
+
+/**
+ * Lets other work run (network I/O: the next page of a sync, a serving registry's requests) when this thread has
+ * worked for a few ms since it last did. SQLite answers synchronously, and a batch of thousands of rows is read,
+ * planned and written in one transaction: without this, the next request of a sync waits for the whole batch.
+ * Cheap to call often (a clock read); loops over thousands of items call it every so many items.
+ */
+export async function breathe(): Promise<void> {
+  if (performance.now() - breathed < BREATH_MS) return
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  breathed = performance.now()
+}
+
 // Built by hand rather than by CompiledQuery.raw, which freezes the parameter list: with thousands of values per
 // statement that freeze costs more than SQLite's own work.
 const compiled = (sql: string, parameters: unknown[]): CompiledQuery => ({
@@ -35,6 +52,7 @@ export async function selectIn<R>(db: Kysely<any>, select: string, column: strin
   for (let i = 0; i < unique.length; i += size) {
     const part = unique.slice(i, i + size)
     while (part.length < size) part.push(part[0])
+    await breathe()
     const { rows } = await db.executeQuery<R>(compiled(sql, part))
     for (const row of rows) out.push(row)
   }
@@ -66,11 +84,7 @@ function flatValues(rows: readonly Record<string, unknown>[], columns: readonly 
   return params
 }
 
-/**
- * Rows of one shape in statements of at most ROWS_PER_STATEMENT rows (within the bound-value limit), yielding
- * between statements: SQLite answers synchronously, so a long batch would hold the event loop, and yielding lets
- * network I/O (the next page of a sync, requests of a serving registry) go on.
- */
+/** Rows of one shape in statements of at most ROWS_PER_STATEMENT rows (within the bound-value limit), breathing between them. */
 async function inStatements(
   db: Kysely<any>,
   rows: readonly Record<string, unknown>[],
@@ -81,7 +95,7 @@ async function inStatements(
   const sqlite = isSqlite(db)
   const perStatement = Math.min(ROWS_PER_STATEMENT, Math.floor(30_000 / columns.length))
   for (let i = 0; i < rows.length; i += perStatement) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    await breathe()
     const part = rows.slice(i, i + perStatement)
     await db.executeQuery(compiled(statement(valuesList(sqlite, part.length, columns.length), columns), flatValues(part, columns)))
   }

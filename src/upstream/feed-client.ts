@@ -66,10 +66,13 @@ export function feedPageItems(page: FeedEnvelope, since: number, now: string): F
 
 export class FeedError extends Error {}
 
-/** A page of the feed after `since`, its envelope checked (its entities are checked one by one, by feedPageItems). */
-export async function fetchFeedEnvelope(http: UpstreamHttp, base: string, since: number): Promise<FeedEnvelope> {
+/**
+ * A page of the feed after `since`, its envelope checked (its entities are checked one by one, by feedPageItems);
+ * `signal` abandons the request.
+ */
+export async function fetchFeedEnvelope(http: UpstreamHttp, base: string, since: number, signal?: AbortSignal): Promise<FeedEnvelope> {
   const url = `${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`
-  const parsed = parseFeedEnvelope(await http.json(url, v.unknown()))
+  const parsed = parseFeedEnvelope(await http.json(url, v.unknown(), { signal }))
   if (!parsed.success) throw invalidReply(url, parsed.issues)
   return parsed.output
 }

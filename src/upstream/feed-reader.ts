@@ -1,25 +1,25 @@
 /**
- * Feed pages read ahead of their use, in order: another registry-mirror's feed from a worker thread, or any
- * page source (a bundle's rows) in this thread. A bounded number of pages waits unused; the consumer takes what
- * has arrived, in batches.
+ * Feed pages read ahead of their use, in order: another registry-mirror's feed, or any page source (a bundle's
+ * rows). A bounded number of pages waits unused; the consumer takes what has arrived, in batches.
  */
-import type { FeedPageItems } from './feed-client'
-import type { FeedWorkerReply, FeedWorkerRequest } from './feed-worker'
-import { FeedError } from './feed-client'
-import { UpstreamError, type UpstreamHttp } from './http-client'
+import { fetchFeedEnvelope, feedPageItems, type FeedPageItems } from './feed-client'
+import type { FeedEnvelope } from '../domain/feed'
+import type { UpstreamHttp } from './http-client'
 
 export interface FeedReader {
   /** The pages that have arrived: at least `min` items while more are coming, at most `max` (one page at least); [] at the end. */
   take(min: number, max: number): Promise<FeedPageItems[]>
-  /** Stops reading (a worker is ended); pages not taken are dropped. */
+  /** Stops reading (a request under way is abandoned); pages not taken are dropped. */
   close(): void
 }
 
 /** Whether a page is the feed's last: it reaches the head, or is empty. */
-export const isLast = (page: FeedPageItems) => !(page.next < page.head && page.items.length + page.problems.length > 0)
+export const isLast = (page: Pick<FeedPageItems, 'next' | 'head'> & { size: number }) => !(page.next < page.head && page.size > 0)
+
+const lastPage = (page: FeedPageItems) => isLast({ ...page, size: page.items.length + page.problems.length })
 
 /** Pages in arrival order, a failure after the pages before it, and a wake-up for whoever waits. */
-function pageQueue(onTaken: (pages: number) => void) {
+function pageQueue(onTaken: () => void) {
   const ready: FeedPageItems[] = []
   let ended = false
   let failure: unknown
@@ -36,11 +36,17 @@ function pageQueue(onTaken: (pages: number) => void) {
     },
     push(page: FeedPageItems) {
       ready.push(page)
-      if (isLast(page)) ended = true
+      if (lastPage(page)) ended = true
       notify()
     },
     fail(err: unknown) {
       failure ??= err
+      ended = true
+      notify()
+    },
+    /** No more pages: those not taken are dropped. */
+    close() {
+      ready.length = 0
       ended = true
       notify()
     },
@@ -55,18 +61,26 @@ function pageQueue(onTaken: (pages: number) => void) {
         items += page.items.length
         out.push(page)
       }
-      if (out.length) onTaken(out.length)
+      if (out.length) onTaken()
       return out
     },
   }
 }
 
-/** Reads pages with `next` (in this thread), one after another ahead of their use, keeping at most `ahead` unused. */
-export function readAhead(first: FeedPageItems, next: (since: number) => Promise<FeedPageItems>, ahead: number): FeedReader {
+/**
+ * Reads pages with `next`, one after another ahead of their use, keeping at most `ahead` unused; `onClose` runs
+ * when the reader is closed (to abandon a request under way).
+ */
+export function readAhead(
+  first: FeedPageItems,
+  next: (since: number) => Promise<FeedPageItems>,
+  ahead: number,
+  onClose: () => void = () => {},
+): FeedReader {
   let room: (() => void) | undefined
   const queue = pageQueue(() => room?.())
   queue.push(first)
-  let closed = isLast(first)
+  let closed = lastPage(first)
   void (async () => {
     let last = first
     while (!closed) {
@@ -75,67 +89,44 @@ export function readAhead(first: FeedPageItems, next: (since: number) => Promise
       try {
         last = await next(last.next)
       } catch (err) {
-        queue.fail(err)
+        if (!closed) queue.fail(err) // else the request was abandoned on purpose
         break
       }
+      if (closed) break
       queue.push(last)
-      closed ||= isLast(last)
+      closed ||= lastPage(last)
     }
   })()
   return {
     take: (min, max) => queue.take(min, max, ahead),
     close() {
       closed = true
+      queue.close()
       room?.()
+      onClose()
     },
   }
 }
 
 /**
- * Reads another registry-mirror's feed after `first` in a worker thread, which fetches, parses and checks each
- * page: the upstream renders the next page while this thread writes the last ones, instead of waiting for this
- * thread's event loop. The worker uses `http`'s settings (not its hooks: fetch, sleep) and reports its retries
- * to `http`'s onRetry; `now` stamps the items (it is sent along as pages are taken).
+ * Reads another registry-mirror's feed after `first`, ahead of its use. Each page is asked for as soon as the
+ * envelope of the one before is read, before that one's entities are checked: the upstream renders it while
+ * this thread checks and applies. (Read in this thread: a worker's parse and check would cost less here than
+ * handing its pages over, which on a busy machine slowed a sync down; see the README's benchmarks.)
  */
-export function readFeedInWorker(
-  http: UpstreamHttp,
-  base: string,
-  first: FeedPageItems,
-  opts: { ahead: number; now: () => string },
-): FeedReader {
-  if (isLast(first)) return readAhead(first, () => Promise.reject(new Error('past the last page')), opts.ahead)
-  const worker = new Worker(new URL('./feed-worker.ts', import.meta.url))
-  const send = (message: FeedWorkerRequest) => worker.postMessage(message)
-  const queue = pageQueue((pages) => send({ credit: pages, now: opts.now() }))
-  queue.push(first)
-  let closed = false
-  const close = () => {
-    if (closed) return
-    closed = true
-    http.options.signal?.removeEventListener('abort', onAbort)
-    worker.terminate()
+export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems, opts: { ahead: number; now: () => string }): FeedReader {
+  const stop = new AbortController()
+  const request = (since: number) => {
+    const envelope = fetchFeedEnvelope(http, base, since, stop.signal)
+    envelope.catch(() => {}) // a failure is reported when the page is awaited
+    return { since, envelope }
   }
-  const onAbort = () => {
-    queue.fail(new UpstreamError('aborted', 'stopped'))
-    close()
+  let pending: { since: number; envelope: Promise<FeedEnvelope> } | undefined
+  const next = async (since: number): Promise<FeedPageItems> => {
+    const { envelope } = pending?.since === since ? pending : request(since)
+    const page = await envelope
+    pending = isLast({ ...page, size: page.changes.length }) ? undefined : request(page.next)
+    return feedPageItems(page, since, opts.now())
   }
-  worker.onmessage = (event: MessageEvent<FeedWorkerReply>) => {
-    const reply = event.data
-    if ('page' in reply) queue.push(JSON.parse(reply.page) as FeedPageItems)
-    else if ('retry' in reply) http.options.onRetry?.(reply.retry)
-    else {
-      const e = reply.error
-      queue.fail(e.feed ? new FeedError(e.message) : e.kind ? new UpstreamError(e.kind, e.message, e.status) : new Error(e.message))
-    }
-  }
-  worker.onerror = (event) => queue.fail(new Error(`the feed reader failed: ${event.message}`))
-  if (http.options.signal?.aborted) onAbort()
-  http.options.signal?.addEventListener('abort', onAbort)
-  const { fetch: _fetch, sleep: _sleep, signal: _signal, onRetry: _onRetry, ...settings } = http.options
-  // At most `ahead` pages wait unused, the first one included; each page taken lets the worker read one more.
-  send({ start: { base, since: first.next, http: settings, credit: opts.ahead - 1, now: opts.now() } })
-  return {
-    take: (min, max) => queue.take(min, max, opts.ahead),
-    close,
-  }
+  return readAhead(first, next, opts.ahead, () => stop.abort())
 }

@@ -13,7 +13,7 @@ export interface ServedApp extends TestApp {
   /** Paths of the requests it received, in order. */
   requests: string[]
   /** Called on each request before the app answers; a response returned answers instead (a fault). */
-  intercept?: (url: URL) => Response | undefined
+  intercept?: (url: URL, req: Request) => Response | undefined
   server: Server<undefined>
   stop(): Promise<void>
 }
@@ -28,7 +28,7 @@ export async function serveTestApp(settings: Partial<RegistrySettings> = {}): Pr
   handler = (req, srv) => {
     const at = new URL(req.url)
     requests.push(at.pathname)
-    return served.intercept?.(at) ?? t.app.fetch(req, srv)
+    return served.intercept?.(at, req) ?? t.app.fetch(req, srv)
   }
   const served: ServedApp = {
     ...t,

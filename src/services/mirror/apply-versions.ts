@@ -1,6 +1,6 @@
 /** The versions of a mirrored batch: rows, host node names, where their archives are upstream (and pins), gone versions, latest. */
 import type { VersionItem } from '../../domain/mirror-items'
-import { insertRows, selectIn, updateRows } from '../../store/bulk'
+import { breathe, insertRows, selectIn, updateRows } from '../../store/bulk'
 import { isUniqueViolation } from '../../store/db'
 import { listMirrorArchives, putMirrorArchives } from '../../store/mirror-entities'
 import type { ArchiveRow as StoredArchiveRow, VersionRow } from '../../store/schema'
@@ -145,6 +145,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   const pinnedHere = new Map(kept.map((r) => [r.version_id, r.sha256]))
   const plans: Planned[] = []
   for (const v of items) {
+    await breathe()
     const problem = (reason: string) => b.result.problems.push({ kind: 'version', id: v.id, reason })
     if (b.opts.skipped.nodes.has(v.node_id)) {
       problem(`its node "${v.node_id}" was skipped`)
@@ -211,6 +212,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   )
   const touched = new Map<string, { id: string; version: string; status: VersionItem['status'] }[]>()
   for (const p of applied) {
+    await breathe()
     if (!p.visible) continue
     // The node's rendering changes only through its latest version (refreshLatest reports a new latest).
     b.w.version(p.v.id, p.v.node_id, { nodeUnchanged: p.v.id !== nodes.get(p.v.node_id)?.latest_version_id })
@@ -267,6 +269,7 @@ async function refreshLatest(
   for (const s of await siblingsOf(b, [...new Set(recompute)])) (whole.get(s.node_id) ?? whole.set(s.node_id, []).get(s.node_id)!).push(s)
   const updates: { id: string; latest: { id: string; status: VersionItem['status'] } | undefined }[] = []
   for (const id of new Set([...changed.keys(), ...removed])) {
+    await breathe()
     const node = nodes.get(id)!
     const old = node.latest_version_id
       ? [{ id: node.latest_version_id, version: node.latest_version ?? '', status: node.latest_version_status as VersionItem['status'] }]

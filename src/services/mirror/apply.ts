@@ -5,7 +5,7 @@
  * owner changed here (moderation, a claim) stays as it was changed. Used by every sync and by import.
  */
 import type { EntityKind, ItemProblem, MirrorItem, NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-items'
-import { insertRows, selectIn } from '../../store/bulk'
+import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
 import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
 import type { NodeRow, PublisherRow } from '../../store/schema'
@@ -91,6 +91,7 @@ async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: Pu
   const items = [...explicit, ...embedded.filter((p) => !explicitIds.has(p.id) && !current.has(p.id))]
   const inserts = []
   for (const p of lastById(items)) {
+    await breathe()
     const cur = current.get(p.id)
     const origin = originOf(cur)
     if (cur && !origin) {
@@ -132,6 +133,7 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
   )
   const inserts = []
   for (const n of lastById(items)) {
+    await breathe()
     const cur = current.get(n.id.toLowerCase())
     const origin = originOf(cur)
     const skip = (reason: string) => {
@@ -174,6 +176,7 @@ async function applyTombstones(b: Batch, tombstones: { kind: EntityKind; id: str
     for (const r of await selectIn<TombstoneRow>(b.w.db, `select * from ${ENTITY_TABLE[kind]}`, 'id', ids)) rows.set(`${kind}:${r.id}`, r)
   }
   for (const t of tombstones) {
+    await breathe()
     const row = originOf(rows.get(`${t.kind}:${t.id}`))
     if (!row) continue // never mirrored here (or local): nothing to remove
     const mirror = mirrorColumns(b, 'deleted', t.kind === 'node' ? row.mirror_owner : undefined)

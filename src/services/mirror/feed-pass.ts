@@ -2,14 +2,15 @@
  * Following another registry-mirror's change feed from the stored serial: exact and incremental, tombstones
  * included. A new instance id (the upstream was reset) or a feed behind our cursor means a full pass: everything
  * from serial 0, then what it no longer has is removed. Each batch commits with its cursor, so a killed run
- * resumes where it stopped; the next pages are read (in a worker) while the current ones are applied.
+ * resumes where it stopped; the next pages are read while the current ones are applied.
  */
 import type { EntityKind, MirrorItem, VersionItem } from '../../domain/mirror-items'
 import type { Store } from '../../store/db'
+import { breathe } from '../../store/bulk'
 import { listUnseen, touchOrigins } from '../../store/mirror-entities'
 import { updateSource } from '../../store/mirror-sources'
 import { fetchFeedPage } from '../../upstream/feed-client'
-import { readFeedInWorker, type FeedReader } from '../../upstream/feed-reader'
+import { readFeed, type FeedReader } from '../../upstream/feed-reader'
 import { timestamp, type Deps } from '../deps'
 import { applyItems, type ApplyOptions } from './apply'
 import { addProblems, type RunContext } from './sync'
@@ -25,7 +26,7 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
   if (full && source.cursor_serial !== 0) page = await fetchPage(0)
   summary.full = full
-  const reader = readFeedInWorker(opts.http, opts.from, page, { ahead: AHEAD, now: () => timestamp(deps) })
+  const reader = readFeed(opts.http, opts.from, page, { ahead: AHEAD, now: () => timestamp(deps) })
   try {
     await followPages(ctx, reader, { full, startSerial: full ? 0 : source.cursor_serial, head: page.head })
   } finally {
@@ -65,6 +66,7 @@ export async function followPages(
     const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
     const items: MirrorItem[] = held.map((h) => ({ kind: 'version', data: h.item }))
     for (const p of batch) {
+      await breathe()
       addProblems(ctx, p.problems)
       for (const { item } of p.items) if ('tombstone' in item && item.kind === 'node') gone.add(item.id)
       for (const { serial, item } of p.items) {
