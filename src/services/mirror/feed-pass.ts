@@ -110,12 +110,12 @@ export async function followPages(
 }
 
 /**
- * Items applied in one transaction (whole feed pages): at least MIN_BATCH while more are coming (once as many
- * were applied), since each commit rewrites every page of the store it touched and the nodes whose versions it
- * adds; at most MAX_BATCH, since a serving registry's requests wait for the transaction. When applying is
- * slower than reading, pages pile up and batches grow to the most.
+ * Items applied in one transaction (whole feed pages): MIN_BATCH while more are coming (fewer until as many were
+ * applied, so that applying starts at once), since each batch reads and rewrites the nodes whose versions it
+ * adds, and each commit every page of the store it touched: a first sync of 52,000 versions took 10% less CPU in
+ * batches of 16,000 than of 8,000. At most MAX_BATCH, since a serving registry's writes wait for the transaction.
  */
-const MIN_BATCH = 8000
+const MIN_BATCH = 16_000
 const MAX_BATCH = 16_000
 /** Pages read ahead of the ones being applied, at most. */
 export const AHEAD = 16
