@@ -55,14 +55,21 @@ export async function followPages(
   /** Nodes the feed says are gone: their versions (listed before the tombstone) have nothing to attach to. */
   const gone = new Set<string>()
   let cursor = startSerial
+  /** The upstream's newest serial, as its last page said. */
+  let head = opts.head
   /** Items applied so far: the first batches are smaller, so that applying starts as soon as there is something. */
   let applied = 0
   for (;;) {
     ctx.checkpoint()
-    // The pages that have arrived, up to a batch: the next ones are read while these are applied.
-    const batch = await pages.take(Math.min(MIN_BATCH, applied + 1), MAX_BATCH)
+    // The pages that have arrived, up to a batch: the next ones are read while these are applied. When less than a
+    // batch is left before the head, waiting for a batch would be waiting for the last page and applying all of it
+    // after that: half of what is left is waited for instead, so that the last batches shrink.
+    const left = head - cursor
+    const min = left < MIN_BATCH ? Math.max(1, Math.ceil(left / 2)) : Math.min(MIN_BATCH, applied + 1)
+    const batch = await pages.take(min, MAX_BATCH)
     if (!batch.length) break
     const page = batch[batch.length - 1]!
+    head = page.head
     const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
     const items: MirrorItem[] = held.map((h) => ({ kind: 'version', data: h.item }))
     for (const p of batch) {
