@@ -108,6 +108,30 @@ describe('the fast path of upstream entity checks', () => {
   }
 })
 
+describe('what the fast path passes on', () => {
+  // It passes a valid entity on as it came, unknown keys and all, where valibot's copy keeps the schema's keys only:
+  // the same items come of both only while the readers read no key the schema does not check.
+  const cases = [
+    { kind: 'publisher', schema: UpstreamPublisherSchema },
+    { kind: 'node', schema: UpstreamNodeSchema },
+    { kind: 'version', schema: UpstreamVersionSchema },
+  ] as const
+  for (const c of cases) {
+    test(`${c.kind}: the mapping reads only keys the schema checks`, () => {
+      const read = new Set<string>()
+      const entity = new Proxy({ id: 'x', version: '1.0.0' } as Record<string, unknown>, {
+        get(target, key) {
+          if (typeof key === 'string') read.add(key)
+          return target[key as string]
+        },
+      })
+      mapped[c.kind](entity)
+      expect(read.size).toBeGreaterThan(5)
+      expect([...read].filter((key) => !(key in c.schema.entries))).toEqual([])
+    })
+  }
+})
+
 describe('the fast path of feed envelope checks', () => {
   test('the same verdict and entries as valibot, whatever an entry or the envelope holds', () => {
     const fields = ['serial', 'kind', 'id', 'op', 'host_nodes', 'archive', 'entity']
