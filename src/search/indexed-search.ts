@@ -232,13 +232,14 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async countsChanged(counts) {
       if (!started) return
       const viaStore: string[] = []
-      let changed = false
+      const held: [string, number][] = []
       for (const [id, downloads] of counts) {
-        const change = publisherReads || refreshing.has(id.toLowerCase()) ? undefined : catalog.setDownloads(id, downloads)
-        if (change === undefined) viaStore.push(id)
-        else changed ||= change !== 'none'
+        if (publisherReads || refreshing.has(id.toLowerCase())) viaStore.push(id)
+        else held.push([id, downloads])
       }
-      if (changed) clearCache()
+      const { change, unknown } = catalog.setDownloadsMany(held)
+      viaStore.push(...unknown)
+      if (change !== 'none') clearCache()
       if (viaStore.length) await refresh(viaStore, () => loadSearchDocs(db, viaStore))
     },
 

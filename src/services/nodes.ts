@@ -5,8 +5,15 @@ import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
-import { listAvailableArchives } from '../store/mirror-entities'
-import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
+import {
+  availableArchiveIds,
+  findVersion,
+  findVersionById,
+  listInstallableVersions,
+  listHostNodes,
+  listVersionsOfNode,
+  updateVersion,
+} from '../store/versions'
 import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -91,12 +98,7 @@ export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, n
 
 /** The highest active version that has an archive: what installers get when they name no version. */
 async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow | undefined> {
-  const versions = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, ['active']))
-  const archived = await listAvailableArchives(
-    deps.db,
-    versions.map((v) => v.id),
-  )
-  return versions.find((v) => archived.has(v.id))
+  return sortVersionsDesc(await listInstallableVersions(deps.db, node.id))[0]
 }
 
 /**
@@ -115,7 +117,7 @@ export async function installNode(deps: Deps, actor: Actor, id: string, version?
   if (version) {
     row = await requireVersion(deps, node, version)
     await checkArchiveAccess(deps, actor, node, row)
-    if (!(await listAvailableArchives(deps.db, [row.id])).size)
+    if (!(await availableArchiveIds(deps.db, [row.id])).size)
       throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
   } else {
     row = await latestInstallable(deps, node)

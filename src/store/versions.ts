@@ -1,5 +1,6 @@
 /** Node versions, their archives and the host node names extracted from them. */
 import type { Store } from './db'
+import { prepared, preparedList } from './prepared'
 import type { ExpressionBuilder, Updateable } from 'kysely'
 import type { ArchiveRow, DB, NewVersionRow, NodeRow, NodeVersionTable, VersionRow, VersionStatus } from './schema'
 
@@ -15,15 +16,78 @@ export function findVersion(db: Store, nodeId: string, version: string): Promise
   return db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId).where('version', '=', version).executeTakeFirst()
 }
 
+const versionsOfNode = prepared<{ nodeId: string }, VersionRow>((db, p) =>
+  db.selectFrom('node_versions').selectAll().where('node_id', '=', p.nodeId),
+)
+const versionsOfNodeIn = preparedList<{ nodeId: string }, VersionRow>((db, p, statuses) =>
+  db
+    .selectFrom('node_versions')
+    .selectAll()
+    .where('node_id', '=', p.nodeId)
+    .where('status', 'in', statuses as VersionStatus[]),
+)
+
 export function listVersionsOfNode(db: Store, nodeId: string, statuses?: readonly VersionStatus[]): Promise<VersionRow[]> {
-  let q = db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId)
-  if (statuses) q = q.where('status', 'in', statuses.length ? statuses : ['__none__' as VersionStatus])
-  return q.execute()
+  if (!statuses) return versionsOfNode(db, { nodeId })
+  return versionsOfNodeIn(db, { nodeId }, statuses.length ? statuses : ['__none__'])
 }
 
+const versionsByIds = preparedList<{}, VersionRow>((db, _p, ids) => db.selectFrom('node_versions').selectAll().where('id', 'in', ids))
+
 export function listVersionsByIds(db: Store, ids: readonly string[]): Promise<VersionRow[]> {
-  if (!ids.length) return Promise.resolve([])
-  return db.selectFrom('node_versions').selectAll().where('id', 'in', ids).execute()
+  return versionsByIds(db, {}, ids)
+}
+
+/**
+ * Which of these versions have an archive here: stored, or known upstream and fetched on first download (a source
+ * mirrored with archives) unless its bytes were refused. The rule of listAvailableArchives (mirror-entities.ts), in
+ * one prepared statement for the read paths (a page of nodes, an install).
+ */
+const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids) =>
+  db
+    .selectFrom('archives')
+    .select('version_id')
+    .where('version_id', 'in', ids)
+    .union(
+      db
+        .selectFrom('mirror_archives')
+        .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+        .select('mirror_archives.version_id')
+        .where('mirror_archives.version_id', 'in', ids)
+        .where('mirror_sources.archives', '!=', 'none')
+        .where('mirror_archives.problem', '=', ''),
+    ),
+)
+
+/** A node's active versions that have an archive here (the same rule): what an install picks from. */
+const installableOfNode = prepared<{ nodeId: string }, VersionRow>((db, p) =>
+  db
+    .selectFrom('node_versions')
+    .selectAll()
+    .where('node_id', '=', p.nodeId)
+    .where('status', '=', 'active')
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
+        eb.exists(
+          eb
+            .selectFrom('mirror_archives')
+            .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+            .select('mirror_archives.version_id')
+            .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
+            .where('mirror_sources.archives', '!=', 'none')
+            .where('mirror_archives.problem', '=', ''),
+        ),
+      ]),
+    ),
+)
+
+export function listInstallableVersions(db: Store, nodeId: string): Promise<VersionRow[]> {
+  return installableOfNode(db, { nodeId })
+}
+
+export async function availableArchiveIds(db: Store, versionIds: readonly string[]): Promise<Set<string>> {
+  return new Set((await availableArchives(db, {}, versionIds)).map((r) => r.version_id))
 }
 
 type VersionChanges = Pick<
