@@ -2,7 +2,7 @@
 import type { Log } from '../log'
 import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
-import { Catalog, type Plan, popularityBoost } from './catalog'
+import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
 import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
@@ -42,8 +42,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   const fallback: NodeSearch & { close?(): void } = opts.fallback ?? createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
-  /** A 64-bit hash of each slot's searched text: the keyword index is touched only when that text changed. */
-  const textHash: bigint[] = []
+  /** A hash of each slot's searched text: the keyword index is touched only when that text changed. */
+  const textHash: number[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
   let cachedBytes = 0
@@ -68,7 +68,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
         continue
       }
       const { slot, change } = catalog.upsert(doc, !ready)
-      const hash = BigInt(Bun.hash(textKey(doc)))
+      const hash = hash53(textKey(doc))
       const textChanged = textHash[slot] !== hash
       if (textChanged) keyword.put(slot, doc, textHash[slot] !== undefined)
       textHash[slot] = hash
@@ -117,7 +117,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
 
   /** Exact matches that pass the plan, in the order given. */
   function passing(plan: Plan, slots: readonly number[]): number[] {
-    return slots.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(catalog.entry(slot)!))
+    return slots.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(slot))
   }
 
   /** Slots passing the plan in list order, after the `first` ones (exact matches). */
@@ -137,7 +137,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     let n = lead.length
     for (let i = 0; i < order.length; i++) {
       const slot = order[i]!
-      if (plan.keep(catalog.entry(slot)!) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
+      if (plan.keep(slot) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
     }
     return out.slice(0, n)
   }
@@ -149,9 +149,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     if (!hits) return inListOrder(plan, exact)
     const lead = passing(plan, exact)
     const skip = new Set(lead)
-    const rest = hits.filter(
-      (h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(catalog.entry(h.slot)!),
-    )
+    const rest = hits.filter((h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(h.slot))
     rest.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
     const out = new Int32Array(lead.length + rest.length)
     out.set(lead)
