@@ -74,6 +74,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       textHash[slot] = hash
       changed ||= textChanged || change !== 'none'
     }
+    // During a warm-up once per batch (warm()), not per slice of it.
+    if (ready) keyword.compact()
     if (changed) clearCache()
   }
 
@@ -199,6 +201,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
           } while (from < batch.length && performance.now() - sliceStart < sliceMs)
           await yieldToRequests()
         }
+        keyword.compact()
       }
       if (closed) return
       catalog.finishLoad()

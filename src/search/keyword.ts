@@ -1,6 +1,7 @@
 /** Keyword relevance with MiniSearch: which fields are searched, how text is cut into terms, how queries expand. */
 import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
+import { compactPostings } from './postings'
 
 interface KeywordDoc {
   slot: number
@@ -79,10 +80,25 @@ export class KeywordIndex {
     searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm },
   })
 
+  /** Whether documents were added since the postings were last made compact. */
+  private loose = false
+
   put(slot: number, doc: SearchDoc, replace: boolean): void {
     const indexed = { slot, ...searchedText(doc) }
     if (replace && this.mini.has(slot)) this.mini.replace(indexed)
     else this.mini.add(indexed)
+    this.loose = true
+  }
+
+  /**
+   * Turns the postings MiniSearch made since the last call into typed arrays (postings.ts): after each batch of a
+   * warm-up and after each write, a walk of the terms (some thousands). Reaches into MiniSearch's term index
+   * (`_index`, a field of the pinned 7.2.0): test/unit/postings.test.ts checks that search answers stay the same.
+   */
+  compact(): void {
+    if (!this.loose) return
+    compactPostings((this.mini as unknown as { _index: Parameters<typeof compactPostings>[0] })._index)
+    this.loose = false
   }
 
   remove(slot: number): void {
