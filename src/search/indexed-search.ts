@@ -1,5 +1,6 @@
 /** The in-memory search engine: warms from the store in the background, then answers every list query. */
 import type { Log } from '../log'
+import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
 import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
@@ -46,6 +47,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   const textHash: number[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
+  const nextOldest = oldestFirst(cache)
   let cachedBytes = 0
   /** Bumped whenever cached answers were dropped because a change could alter them. */
   let generation = 0
@@ -168,10 +170,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     const text = q.search?.trim()
     const result = text ? byRelevance(text, plan) : inListOrder(plan)
     const size = querySize(cacheKey, result)
-    for (const [oldest, slots] of cache) {
-      if (cachedBytes + size <= maxCacheBytes) break
+    while (cachedBytes + size > maxCacheBytes) {
+      const oldest = nextOldest()
+      if (oldest === undefined) break
+      cachedBytes -= querySize(oldest, cache.get(oldest)!)
       cache.delete(oldest)
-      cachedBytes -= querySize(oldest, slots)
     }
     if (cachedBytes + size <= maxCacheBytes) {
       cache.set(cacheKey, result)

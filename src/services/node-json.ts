@@ -4,6 +4,7 @@
  * text is served, so that a counter flush updates the number without rendering anything again.
  */
 import type { CacheCounter } from '../metrics'
+import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
 import type { PublisherJson } from '../domain/wire'
@@ -52,6 +53,7 @@ export function createNodeJsonCache(
 ): NodeJsonCache {
   /** In insertion order: the oldest entries are evicted first when the bytes run out. */
   const cache = new Map<string, Entry>()
+  const nextOldest = oldestFirst(cache)
   let bytes = 0
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */
@@ -71,8 +73,9 @@ export function createNodeJsonCache(
     drop(id)
     const size = cost(id, e)
     if (size > maxBytes) return
-    for (const [oldest] of cache) {
-      if (bytes + size <= maxBytes) break
+    while (bytes + size > maxBytes) {
+      const oldest = nextOldest()
+      if (oldest === undefined) break
       drop(oldest)
     }
     cache.set(id, e)
