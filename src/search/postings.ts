@@ -10,6 +10,8 @@ export class Postings {
   private ids: Int32Array
   private freqs: Uint16Array
   private n = 0
+  /** Where the last get() found its id: MiniSearch asks for each id in turn right after listing them. */
+  private cursor = 0
 
   constructor(from: Map<number, number>) {
     this.ids = new Int32Array(from.size)
@@ -26,8 +28,11 @@ export class Postings {
   }
 
   get(id: number): number | undefined {
-    const at = this.find(id)
-    return at < this.n && this.ids[at] === id ? this.freqs[at] : undefined
+    const next = this.cursor + 1
+    const at = next < this.n && this.ids[next] === id ? next : this.find(id)
+    if (at >= this.n || this.ids[at] !== id) return undefined
+    this.cursor = at
+    return this.freqs[at]
   }
 
   has(id: number): boolean {

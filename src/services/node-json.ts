@@ -7,6 +7,7 @@ import type { CacheCounter } from '../metrics'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
+import type { NodeRow } from '../store/schema'
 import type { PublisherJson } from '../domain/wire'
 import { renderNodePublishers, renderNodes } from './views'
 
@@ -28,8 +29,11 @@ export interface NodeJsonCache {
   changedAfter(ids: readonly string[], sequence: number): boolean
   /** The same, not counting download counts: whether anything else about the node (or its versions) changed. */
   contentChangedAfter(id: string, sequence: number): boolean
-  /** The JSON text of each node, in the order given; unknown ids are left out. */
-  render(ids: readonly string[]): Promise<string[]>
+  /**
+   * The JSON text of each node, in the order given; unknown ids are left out. `known`: rows the caller read already,
+   * and the sequence it read before reading them (so that a change landing meanwhile keeps them from being kept).
+   */
+  render(ids: readonly string[], known?: { rows: readonly NodeRow[]; sequence: number }): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
   /** A version of these nodes changed that their JSON does not show (not the latest): their JSON is kept. */
   versionsChanged(ids: readonly string[]): void
@@ -119,13 +123,15 @@ export function createNodeJsonCache(
     changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
     contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
 
-    async render(ids) {
+    async render(ids, known) {
       const missing = ids.filter((id) => !cache.has(id))
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
-      const started = sequence
-      const rows = await listNodesByIds(db, missing)
+      const started = known ? Math.min(known.sequence, sequence) : sequence
+      const given = known?.rows.filter((row) => missing.includes(row.id)) ?? []
+      const unread = given.length ? missing.filter((id) => !given.some((row) => row.id === id)) : missing
+      const rows = unread.length ? [...given, ...(await listNodesByIds(db, unread))] : given
       const fresh = new Map<string, Entry>()
       for (const { downloads, ...rest } of await renderNodes(db, rows, { publicUrl, publishers: renderPublishersOf })) {
         fresh.set(rest.id, { downloads, tail: `,${JSON.stringify(rest).slice(1)}` })

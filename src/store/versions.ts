@@ -59,31 +59,50 @@ const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids)
     ),
 )
 
-/** A node's active versions that have an archive here (the same rule): what an install picks from. */
-const installableOfNode = prepared<{ nodeId: string }, VersionRow>((db, p) =>
+/** A node (by its id, any case) with its active versions that have an archive here (the same rule). */
+export interface InstallableNode {
+  node: Pick<NodeRow, 'id' | 'publisher_id' | 'status'>
+  versions: VersionRow[]
+}
+
+type InstallableRow = { n_id: string; n_publisher_id: string; n_status: NodeRow['status'] } & {
+  [K in keyof VersionRow]: VersionRow[K] | null
+}
+
+/** One statement for an install: the node and what it may install (a left join: a node without any is one row). */
+const installableOfNode = prepared<{ id: string }, InstallableRow>((db, p) =>
   db
-    .selectFrom('node_versions')
-    .selectAll()
-    .where('node_id', '=', p.nodeId)
-    .where('status', '=', 'active')
-    .where((eb) =>
-      eb.or([
-        eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
-        eb.exists(
-          eb
-            .selectFrom('mirror_archives')
-            .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-            .select('mirror_archives.version_id')
-            .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
-            .where('mirror_sources.archives', '!=', 'none')
-            .where('mirror_archives.problem', '=', ''),
+    .selectFrom('nodes')
+    .leftJoin('node_versions', (join) =>
+      join
+        .onRef('node_versions.node_id', '=', 'nodes.id')
+        .on('node_versions.status', '=', 'active')
+        .on((eb) =>
+          eb.or([
+            eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
+            eb.exists(
+              eb
+                .selectFrom('mirror_archives')
+                .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+                .select('mirror_archives.version_id')
+                .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
+                .where('mirror_sources.archives', '!=', 'none')
+                .where('mirror_archives.problem', '=', ''),
+            ),
+          ]),
         ),
-      ]),
-    ),
+    )
+    .selectAll('node_versions')
+    .select(['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'])
+    .where('nodes.normalized_id', '=', p.id),
 )
 
-export function listInstallableVersions(db: Store, nodeId: string): Promise<VersionRow[]> {
-  return installableOfNode(db, { nodeId })
+export async function findInstallableNode(db: Store, id: string): Promise<InstallableNode | undefined> {
+  const rows = await installableOfNode(db, { id: id.toLowerCase() })
+  const first = rows[0]
+  if (!first) return undefined
+  const versions = rows.flatMap(({ n_id: _i, n_publisher_id: _p, n_status: _s, ...v }) => (v.id === null ? [] : [v as VersionRow]))
+  return { node: { id: first.n_id, publisher_id: first.n_publisher_id, status: first.n_status }, versions }
 }
 
 export async function availableArchiveIds(db: Store, versionIds: readonly string[]): Promise<Set<string>> {
