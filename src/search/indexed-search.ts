@@ -76,7 +76,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       textHash[slot] = hash
       changed ||= textChanged || change !== 'none'
     }
-    // During a warm-up once per batch (warm()), not per slice of it.
+    // During a warm-up every few batches (warm()), not per slice of it.
     if (ready) keyword.compact()
     if (changed) clearCache()
   }
@@ -188,6 +188,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       started = true
       const t0 = performance.now()
       let after: string | undefined
+      let batches = 0
       // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
       // (by the fallback, off this thread) while the index fills.
       while (!closed) {
@@ -204,8 +205,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
           } while (from < batch.length && performance.now() - sliceStart < sliceMs)
           await yieldToRequests()
         }
-        keyword.compact()
+        // Every 10 batches: a compaction walks every term (a second over a whole warm-up if done per batch), and
+        // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes.
+        if (++batches % 10 === 0) keyword.compact(true)
       }
+      keyword.compact(true)
       if (closed) return
       catalog.finishLoad()
       clearCache()

@@ -80,25 +80,26 @@ export class KeywordIndex {
     searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm },
   })
 
-  /** Whether documents were added since the postings were last made compact. */
-  private loose = false
+  /** Documents added since the postings were last made compact. */
+  private loose = 0
 
   put(slot: number, doc: SearchDoc, replace: boolean): void {
     const indexed = { slot, ...searchedText(doc) }
     if (replace && this.mini.has(slot)) this.mini.replace(indexed)
     else this.mini.add(indexed)
-    this.loose = true
+    this.loose++
   }
 
   /**
-   * Turns the postings MiniSearch made since the last call into typed arrays (postings.ts): after each batch of a
-   * warm-up and after each write, a walk of the terms (some thousands). Reaches into MiniSearch's term index
-   * (`_index`, a field of the pinned 7.2.0): test/unit/postings.test.ts checks that search answers stay the same.
+   * Turns the postings MiniSearch made since the last call into typed arrays (postings.ts). A walk of every term
+   * (some thousands, a few milliseconds): unless `now`, only once 1,000 documents were added since the last one, so
+   * that single writes do not pay it; Maps and compact postings answer alike meanwhile. Reaches into MiniSearch's
+   * term index (`_index`, a field of the pinned 7.2.0): test/unit/postings.test.ts checks that answers stay the same.
    */
-  compact(): void {
-    if (!this.loose) return
+  compact(now = false): void {
+    if (!this.loose || (!now && this.loose < 1000)) return
     compactPostings((this.mini as unknown as { _index: Parameters<typeof compactPostings>[0] })._index)
-    this.loose = false
+    this.loose = 0
   }
 
   remove(slot: number): void {
