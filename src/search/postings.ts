@@ -5,11 +5,18 @@
  * has, delete, size, keys, iteration), so the library's own search, scoring and vacuuming run unchanged.
  */
 
-/** Map-shaped postings of one term in one field: document short ids in ascending order, their frequencies beside. */
+/**
+ * Map-shaped postings of one term in one field: document short ids in ascending order, their frequencies beside.
+ * A deleted posting keeps its place with frequency 0 until a quarter of them are such (MiniSearch deletes the
+ * postings of a replaced document one by one as searches meet them: shifting a list of 100,000 each time made
+ * searches during writes slower).
+ */
 export class Postings {
   private ids: Int32Array
   private freqs: Uint16Array
+  /** Slots used, deleted ones included. */
   private n = 0
+  private deleted = 0
   /** Where the last get() found its id: MiniSearch asks for each id in turn right after listing them. */
   private cursor = 0
 
@@ -24,13 +31,13 @@ export class Postings {
   }
 
   get size(): number {
-    return this.n
+    return this.n - this.deleted
   }
 
   get(id: number): number | undefined {
     const next = this.cursor + 1
     const at = next < this.n && this.ids[next] === id ? next : this.find(id)
-    if (at >= this.n || this.ids[at] !== id) return undefined
+    if (at >= this.n || this.ids[at] !== id || this.freqs[at] === 0) return undefined
     this.cursor = at
     return this.freqs[at]
   }
@@ -40,46 +47,73 @@ export class Postings {
   }
 
   set(id: number, freq: number): this {
+    const value = Math.max(1, Math.min(freq, 0xffff))
     const at = this.find(id)
     if (at < this.n && this.ids[at] === id) {
-      this.freqs[at] = Math.min(freq, 0xffff)
+      if (this.freqs[at] === 0) this.deleted--
+      this.freqs[at] = value
       return this
     }
     if (at === this.n) {
-      this.push(id, freq)
+      this.push(id, value)
       return this
     }
     this.reserve(this.n + 1)
     this.ids.copyWithin(at + 1, at, this.n)
     this.freqs.copyWithin(at + 1, at, this.n)
     this.ids[at] = id
-    this.freqs[at] = Math.min(freq, 0xffff)
+    this.freqs[at] = value
     this.n++
     return this
   }
 
   delete(id: number): boolean {
     const at = this.find(id)
-    if (at >= this.n || this.ids[at] !== id) return false
-    this.ids.copyWithin(at, at + 1, this.n)
-    this.freqs.copyWithin(at, at + 1, this.n)
-    this.n--
+    if (at >= this.n || this.ids[at] !== id || this.freqs[at] === 0) return false
+    this.freqs[at] = 0
+    if (++this.deleted * 4 > this.n) this.sweep()
     return true
   }
 
   /** A copy: MiniSearch deletes postings of removed documents while it walks them. */
   keys(): IterableIterator<number> {
-    return this.ids.slice(0, this.n).values()
+    return this.live().ids.values()
   }
 
   *[Symbol.iterator](): IterableIterator<[number, number]> {
-    const ids = this.ids.slice(0, this.n)
-    const freqs = this.freqs.slice(0, this.n)
+    const { ids, freqs } = this.live()
     for (let i = 0; i < ids.length; i++) yield [ids[i]!, freqs[i]!]
   }
 
   entries(): IterableIterator<[number, number]> {
     return this[Symbol.iterator]()
+  }
+
+  /** Copies of the ids and frequencies of the postings not deleted. */
+  private live(): { ids: Int32Array; freqs: Uint16Array } {
+    if (!this.deleted) return { ids: this.ids.slice(0, this.n), freqs: this.freqs.slice(0, this.n) }
+    const ids = new Int32Array(this.size)
+    const freqs = new Uint16Array(this.size)
+    let k = 0
+    for (let i = 0; i < this.n; i++) {
+      if (this.freqs[i] === 0) continue
+      ids[k] = this.ids[i]!
+      freqs[k++] = this.freqs[i]!
+    }
+    return { ids, freqs }
+  }
+
+  /** Drops the deleted postings' places. */
+  private sweep() {
+    let k = 0
+    for (let i = 0; i < this.n; i++) {
+      if (this.freqs[i] === 0) continue
+      this.ids[k] = this.ids[i]!
+      this.freqs[k++] = this.freqs[i]!
+    }
+    this.n = k
+    this.deleted = 0
+    this.cursor = 0
   }
 
   /** The first position whose id is not below `id`. */
@@ -99,7 +133,7 @@ export class Postings {
   private push(id: number, freq: number) {
     this.reserve(this.n + 1)
     this.ids[this.n] = id
-    this.freqs[this.n] = Math.min(freq, 0xffff)
+    this.freqs[this.n] = Math.max(1, Math.min(freq, 0xffff))
     this.n++
   }
 
