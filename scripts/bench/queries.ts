@@ -44,7 +44,8 @@ export function distinctSearches(seed: number): () => string {
     () => `search=${pick(names)}&supported_accelerator=${enc(pick(ACC))}&page=${1 + Math.floor(random() * 3)}`,
     () => `supported_os=${enc(pick(OS))}&supported_accelerator=${enc(pick(ACC))}&page=${1 + Math.floor(random() * 100)}`,
     () => `repository_url_search=${enc(pick(real).repository.replace('https://', '').split('/').slice(0, 2).join('/'))}`,
-    () => `host_node_search=${enc(pick(pick(withHostNodes).host_nodes).slice(0, 6 + Math.floor(random() * 6)))}`,
+    // By code points: a cut inside a surrogate pair cannot be URI-encoded.
+    () => `host_node_search=${enc([...pick(pick(withHostNodes).host_nodes)].slice(0, 6 + Math.floor(random() * 6)).join(''))}`,
     () => `search=${pick(names)}&include_banned=true&limit=${pick([10, 30])}`,
   ]
   const seen = new Set<string>()

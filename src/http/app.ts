@@ -6,7 +6,7 @@
  * (src/web/) bring their own renderer, error page and security headers.
  */
 import { Hono } from 'hono'
-import { cors } from 'hono/cors'
+import { cors } from './cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
 import { STAGING_PREFIX } from '../services/staged-images'
 import { notFound } from '../errors'

@@ -18,6 +18,15 @@ function clientAddress(c: Context): string {
 }
 
 /**
+ * The caller with its address read when first asked for: only reviews, rate limits and audit entries ask, and
+ * reading the socket's address cost a download 5% of its CPU.
+ */
+function actorOf(c: Context, fields: Omit<Actor, 'address'>): Actor {
+  let address: string | undefined
+  return Object.defineProperty(fields, 'address', { get: () => (address ??= clientAddress(c)), enumerable: true }) as Actor
+}
+
+/**
  * Never refuses: a missing, malformed, unknown, revoked or expired bearer token leaves an anonymous caller (public
  * reads answer it as such, CONTRACT 2), with the reason kept so that routes needing a user answer 401 saying why.
  * With `apiKey`, an access token in `X-API-KEY` counts too (the host application sends its key there when it
@@ -25,17 +34,16 @@ function clientAddress(c: Context): string {
  */
 export function identity(deps: Deps, opts: { apiKey?: boolean } = {}): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const address = clientAddress(c)
     const header = c.req.header('authorization')
     const apiKey = opts.apiKey ? c.req.header('x-api-key')?.trim() : undefined
     if (!header && !apiKey) {
-      c.set('actor', { address })
+      c.set('actor', actorOf(c, {}))
       return next()
     }
     const token = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : apiKey
     const resolved = token ? await resolveBearer(deps, token) : { problem: 'token is not in Bearer format' }
-    if ('user' in resolved) c.set('actor', { user: resolved.user, address })
-    else c.set('actor', { address, credentialProblem: resolved.problem })
+    if ('user' in resolved) c.set('actor', actorOf(c, { user: resolved.user }))
+    else c.set('actor', actorOf(c, { credentialProblem: resolved.problem }))
     return next()
   }
 }

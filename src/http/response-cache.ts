@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { CacheCounter } from '../metrics'
+import { oldestFirst } from '../oldest-first'
 
 interface Cached {
   generation: number
@@ -42,6 +43,7 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
   const maxBytes = opts.maxBytes ?? RESPONSE_CACHE_MAX_BYTES
   /** In insertion order: the oldest answers are evicted first. */
   const cache = new Map<string, Cached>()
+  const nextOldest = oldestFirst(cache)
   let bytes = 0
   const cost = (key: string, e: Cached) => key.length + e.body.byteLength + (e.gzip?.byteLength ?? 0) + e.ids.length * 8 + ENTRY_OVERHEAD
   const drop = (key: string) => {
@@ -51,8 +53,9 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     bytes -= cost(key, e)
   }
   const fits = (extra: number) => {
-    for (const [oldest] of cache) {
-      if (bytes + extra <= maxBytes) break
+    while (bytes + extra > maxBytes) {
+      const oldest = nextOldest()
+      if (oldest === undefined) break
       drop(oldest)
     }
     return bytes + extra <= maxBytes

@@ -1,8 +1,9 @@
 /** The in-memory search engine: warms from the store in the background, then answers every list query. */
 import type { Log } from '../log'
+import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
-import { Catalog, type Plan, popularityBoost } from './catalog'
+import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
 import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
@@ -42,10 +43,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   const fallback: NodeSearch & { close?(): void } = opts.fallback ?? createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
-  /** A 64-bit hash of each slot's searched text: the keyword index is touched only when that text changed. */
-  const textHash: bigint[] = []
+  /** A hash of each slot's searched text: the keyword index is touched only when that text changed. */
+  const textHash: number[] = []
   /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
   const cache = new Map<string, Int32Array>()
+  const nextOldest = oldestFirst(cache)
   let cachedBytes = 0
   /** Bumped whenever cached answers were dropped because a change could alter them. */
   let generation = 0
@@ -68,12 +70,14 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
         continue
       }
       const { slot, change } = catalog.upsert(doc, !ready)
-      const hash = BigInt(Bun.hash(textKey(doc)))
+      const hash = hash53(textKey(doc))
       const textChanged = textHash[slot] !== hash
       if (textChanged) keyword.put(slot, doc, textHash[slot] !== undefined)
       textHash[slot] = hash
       changed ||= textChanged || change !== 'none'
     }
+    // During a warm-up every few batches (warm()), not per slice of it.
+    if (ready) keyword.compact()
     if (changed) clearCache()
   }
 
@@ -117,7 +121,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
 
   /** Exact matches that pass the plan, in the order given. */
   function passing(plan: Plan, slots: readonly number[]): number[] {
-    return slots.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(catalog.entry(slot)!))
+    return slots.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(slot))
   }
 
   /** Slots passing the plan in list order, after the `first` ones (exact matches). */
@@ -137,7 +141,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     let n = lead.length
     for (let i = 0; i < order.length; i++) {
       const slot = order[i]!
-      if (plan.keep(catalog.entry(slot)!) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
+      if (plan.keep(slot) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
     }
     return out.slice(0, n)
   }
@@ -149,9 +153,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     if (!hits) return inListOrder(plan, exact)
     const lead = passing(plan, exact)
     const skip = new Set(lead)
-    const rest = hits.filter(
-      (h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(catalog.entry(h.slot)!),
-    )
+    const rest = hits.filter((h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(h.slot))
     rest.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
     const out = new Int32Array(lead.length + rest.length)
     out.set(lead)
@@ -168,10 +170,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     const text = q.search?.trim()
     const result = text ? byRelevance(text, plan) : inListOrder(plan)
     const size = querySize(cacheKey, result)
-    for (const [oldest, slots] of cache) {
-      if (cachedBytes + size <= maxCacheBytes) break
+    while (cachedBytes + size > maxCacheBytes) {
+      const oldest = nextOldest()
+      if (oldest === undefined) break
+      cachedBytes -= querySize(oldest, cache.get(oldest)!)
       cache.delete(oldest)
-      cachedBytes -= querySize(oldest, slots)
     }
     if (cachedBytes + size <= maxCacheBytes) {
       cache.set(cacheKey, result)
@@ -185,6 +188,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       started = true
       const t0 = performance.now()
       let after: string | undefined
+      let batches = 0
       // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
       // (by the fallback, off this thread) while the index fills.
       while (!closed) {
@@ -201,7 +205,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
           } while (from < batch.length && performance.now() - sliceStart < sliceMs)
           await yieldToRequests()
         }
+        // Every 10 batches: a compaction walks every term (a second over a whole warm-up if done per batch), and
+        // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes.
+        if (++batches % 10 === 0) keyword.compact(true)
       }
+      keyword.compact(true)
       if (closed) return
       catalog.finishLoad()
       clearCache()
@@ -232,13 +240,14 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async countsChanged(counts) {
       if (!started) return
       const viaStore: string[] = []
-      let changed = false
+      const held: [string, number][] = []
       for (const [id, downloads] of counts) {
-        const change = publisherReads || refreshing.has(id.toLowerCase()) ? undefined : catalog.setDownloads(id, downloads)
-        if (change === undefined) viaStore.push(id)
-        else changed ||= change !== 'none'
+        if (publisherReads || refreshing.has(id.toLowerCase())) viaStore.push(id)
+        else held.push([id, downloads])
       }
-      if (changed) clearCache()
+      const { change, unknown } = catalog.setDownloadsMany(held)
+      viaStore.push(...unknown)
+      if (change !== 'none') clearCache()
       if (viaStore.length) await refresh(viaStore, () => loadSearchDocs(db, viaStore))
     },
 

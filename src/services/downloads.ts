@@ -38,10 +38,7 @@ export function createDownloadCounter(deps: WriteDeps & Pick<Deps, 'log'>): Down
     pending = 0
     try {
       await commitWrite(deps, async (w) => {
-        for (const [id, n] of taken) {
-          const total = await addDownloads(w.db, id, n)
-          if (total !== undefined) w.counted(id, total)
-        }
+        for (const [id, total] of await addDownloads(w.db, taken)) w.counted(id, total)
       })
     } catch (err) {
       // Kept for the next flush: a busy store loses no counts.

@@ -4,8 +4,10 @@
  * text is served, so that a counter flush updates the number without rendering anything again.
  */
 import type { CacheCounter } from '../metrics'
+import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { listNodesByIds } from '../store/nodes'
+import type { NodeRow } from '../store/schema'
 import type { PublisherJson } from '../domain/wire'
 import { renderNodePublishers, renderNodes } from './views'
 
@@ -27,8 +29,11 @@ export interface NodeJsonCache {
   changedAfter(ids: readonly string[], sequence: number): boolean
   /** The same, not counting download counts: whether anything else about the node (or its versions) changed. */
   contentChangedAfter(id: string, sequence: number): boolean
-  /** The JSON text of each node, in the order given; unknown ids are left out. */
-  render(ids: readonly string[]): Promise<string[]>
+  /**
+   * The JSON text of each node, in the order given; unknown ids are left out. `known`: rows the caller read already,
+   * and the sequence it read before reading them (so that a change landing meanwhile keeps them from being kept).
+   */
+  render(ids: readonly string[], known?: { rows: readonly NodeRow[]; sequence: number }): Promise<string[]>
   nodesChanged(ids: readonly string[]): void
   /** A version of these nodes changed that their JSON does not show (not the latest): their JSON is kept. */
   versionsChanged(ids: readonly string[]): void
@@ -52,6 +57,7 @@ export function createNodeJsonCache(
 ): NodeJsonCache {
   /** In insertion order: the oldest entries are evicted first when the bytes run out. */
   const cache = new Map<string, Entry>()
+  const nextOldest = oldestFirst(cache)
   let bytes = 0
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */
@@ -71,8 +77,9 @@ export function createNodeJsonCache(
     drop(id)
     const size = cost(id, e)
     if (size > maxBytes) return
-    for (const [oldest] of cache) {
-      if (bytes + size <= maxBytes) break
+    while (bytes + size > maxBytes) {
+      const oldest = nextOldest()
+      if (oldest === undefined) break
       drop(oldest)
     }
     cache.set(id, e)
@@ -116,13 +123,15 @@ export function createNodeJsonCache(
     changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
     contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
 
-    async render(ids) {
+    async render(ids, known) {
       const missing = ids.filter((id) => !cache.has(id))
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
-      const started = sequence
-      const rows = await listNodesByIds(db, missing)
+      const started = known ? Math.min(known.sequence, sequence) : sequence
+      const given = known?.rows.filter((row) => missing.includes(row.id)) ?? []
+      const unread = given.length ? missing.filter((id) => !given.some((row) => row.id === id)) : missing
+      const rows = unread.length ? [...given, ...(await listNodesByIds(db, unread))] : given
       const fresh = new Map<string, Entry>()
       for (const { downloads, ...rest } of await renderNodes(db, rows, { publicUrl, publishers: renderPublishersOf })) {
         fresh.set(rest.id, { downloads, tail: `,${JSON.stringify(rest).slice(1)}` })

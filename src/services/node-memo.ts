@@ -3,6 +3,7 @@
  * bytes, oldest first out. The node JSON cache's change sequence says what changed: every write reports its
  * nodes there (commitWrite), so nothing else needs to be told.
  */
+import { oldestFirst } from '../oldest-first'
 import type { NodeJsonCache } from './node-json'
 
 export interface NodeMemo<T> {
@@ -21,6 +22,7 @@ export function createNodeMemo<T>(
 ): NodeMemo<T> {
   const cache = new Map<string, { nodeId: string; sequence: number; value: T }>()
   let bytes = 0
+  const nextOldest = oldestFirst(cache)
   const cost = (key: string) => 2 * key.length + entryBytes
   const drop = (key: string) => {
     if (cache.delete(key)) bytes -= cost(key)
@@ -37,8 +39,9 @@ export function createNodeMemo<T>(
     set(key, nodeId, started, value) {
       if (changes.contentChangedAfter(nodeId, started)) return
       drop(key)
-      for (const [oldest] of cache) {
-        if (bytes + cost(key) <= maxBytes) break
+      while (bytes + cost(key) > maxBytes) {
+        const oldest = nextOldest()
+        if (oldest === undefined) break
         drop(oldest)
       }
       if (bytes + cost(key) > maxBytes) return

@@ -5,8 +5,15 @@ import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
-import { listAvailableArchives } from '../store/mirror-entities'
-import { findVersion, findVersionById, listHostNodes, listVersionsOfNode, updateVersion } from '../store/versions'
+import {
+  availableArchiveIds,
+  findVersion,
+  findVersionById,
+  findInstallableNode,
+  listHostNodes,
+  listVersionsOfNode,
+  updateVersion,
+} from '../store/versions'
 import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -39,8 +46,9 @@ export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
 
 /** The same node as JSON text, from the per-node cache (its download count may lag by one counter flush). */
 export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
+  const sequence = deps.nodeJson.sequence
   const node = await requireNode(deps, id)
-  const [text] = await deps.nodeJson.render([node.id])
+  const [text] = await deps.nodeJson.render([node.id], { rows: [node], sequence })
   if (text === undefined) throw notFound(`node "${id}" not found`)
   return text
 }
@@ -90,14 +98,6 @@ export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, n
 }
 
 /** The highest active version that has an archive: what installers get when they name no version. */
-async function latestInstallable(deps: Deps, node: NodeRow): Promise<VersionRow | undefined> {
-  const versions = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, ['active']))
-  const archived = await listAvailableArchives(
-    deps.db,
-    versions.map((v) => v.id),
-  )
-  return versions.find((v) => archived.has(v.id))
-}
 
 /**
  * One install: a download counted in memory (flushed in batches, services/downloads.ts), unless the registry is
@@ -110,17 +110,20 @@ export function countInstall(deps: Deps, nodeId: string): void {
 
 /** The version to install (the latest installable when none is named), counting one download unless read-only. */
 export async function installNode(deps: Deps, actor: Actor, id: string, version?: string): Promise<VersionJson> {
-  const node = await requireNode(deps, id)
-  let row: VersionRow | undefined
-  if (version) {
-    row = await requireVersion(deps, node, version)
-    await checkArchiveAccess(deps, actor, node, row)
-    if (!(await listAvailableArchives(deps.db, [row.id])).size)
-      throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
-  } else {
-    row = await latestInstallable(deps, node)
-    if (!row) throw notFound(`node "${node.id}" has no installable version`)
+  if (!version) {
+    // The common case in one statement: the node and the versions it may install.
+    const found = await findInstallableNode(deps.db, id)
+    if (!found || found.node.status === 'deleted') throw notFound(`node "${id}" not found`)
+    if (found.node.status === 'banned') throw nodeBanned()
+    const latest = sortVersionsDesc(found.versions)[0]
+    if (!latest) throw notFound(`node "${found.node.id}" has no installable version`)
+    countInstall(deps, found.node.id)
+    return versionJson(latest, found.node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   }
+  const node = await requireNode(deps, id)
+  const row = await requireVersion(deps, node, version)
+  await checkArchiveAccess(deps, actor, node, row)
+  if (!(await availableArchiveIds(deps.db, [row.id])).size) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
   countInstall(deps, node.id)
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }

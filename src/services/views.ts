@@ -11,9 +11,8 @@ import {
 } from '../domain/wire'
 import type { Store } from '../store/db'
 import { listMembers, listPublishersByIds, type MemberWithUser } from '../store/publishers'
-import { listAvailableArchives } from '../store/mirror-entities'
 import type { NodeRow, PublisherRow, UserRow, VersionRow } from '../store/schema'
-import { listVersionsByIds } from '../store/versions'
+import { availableArchiveIds, listVersionsByIds } from '../store/versions'
 
 const list = (json: string): string[] => JSON.parse(json) as string[]
 
@@ -53,7 +52,7 @@ export async function renderVersions(
   versions: VersionRow[],
   opts: { publicUrl: string; includeReason?: boolean },
 ): Promise<VersionJson[]> {
-  const withArchive = await listAvailableArchives(
+  const withArchive = await availableArchiveIds(
     db,
     versions.map((v) => v.id),
   )
@@ -150,7 +149,7 @@ export async function renderNodes(
       rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
     ),
   ])
-  const archived = await listAvailableArchives(
+  const archived = await availableArchiveIds(
     db,
     versions.map((v) => v.id),
   )

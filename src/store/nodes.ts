@@ -1,6 +1,7 @@
 /** Nodes: lookups, the columns a publish writes, counters. */
 import { platformKeys, repositoryKey } from '../domain/platform'
 import type { Store } from './db'
+import { prepared, preparedList } from './prepared'
 import type { Updateable } from 'kysely'
 import type { NodeRow, NodeTable, VersionRow } from './schema'
 
@@ -54,14 +55,19 @@ export function nodeFieldsToColumns(f: NodeFields): NodeColumns {
   return cols
 }
 
+const nodeByNormalizedId = prepared<{ id: string }, NodeRow>((db, p) =>
+  db.selectFrom('nodes').selectAll().where('normalized_id', '=', p.id),
+)
+
 /** Case-insensitive: node ids are unique ignoring case. */
-export function findNode(db: Store, id: string): Promise<NodeRow | undefined> {
-  return db.selectFrom('nodes').selectAll().where('normalized_id', '=', id.toLowerCase()).executeTakeFirst()
+export async function findNode(db: Store, id: string): Promise<NodeRow | undefined> {
+  return (await nodeByNormalizedId(db, { id: id.toLowerCase() }))[0]
 }
 
+const nodesByIds = preparedList<{}, NodeRow>((db, _p, ids) => db.selectFrom('nodes').selectAll().where('id', 'in', ids))
+
 export function listNodesByIds(db: Store, ids: readonly string[]): Promise<NodeRow[]> {
-  if (!ids.length) return Promise.resolve([])
-  return db.selectFrom('nodes').selectAll().where('id', 'in', ids).execute()
+  return nodesByIds(db, {}, ids)
 }
 
 export function listNodesOfPublisher(
@@ -115,14 +121,28 @@ export async function setLatestVersion(db: Store, nodeId: string, latest: Pick<V
 }
 
 /** Adds `count` downloads to a node; its new total, or undefined when the node is gone. */
-export async function addDownloads(db: Store, nodeId: string, count: number): Promise<number | undefined> {
-  const row = await db
+const addToNodes = preparedList<{ count: number }, { id: string; downloads: number }>((db, p, ids) =>
+  db
     .updateTable('nodes')
-    .set((eb) => ({ downloads: eb('downloads', '+', count) }))
-    .where('id', '=', nodeId)
-    .returning('downloads')
-    .executeTakeFirst()
-  return row?.downloads
+    .set((eb) => ({ downloads: eb('downloads', '+', p.count as unknown as number) }))
+    .where('id', 'in', ids)
+    .returning(['id', 'downloads']),
+)
+
+/**
+ * Adds downloads to nodes, one statement per distinct count (most nodes of a flush have one or two); returns each
+ * node's new total (unknown ids are left out).
+ */
+export async function addDownloads(db: Store, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const byCount = new Map<number, string[]>()
+  for (const [id, n] of counts) {
+    const ids = byCount.get(n)
+    if (ids) ids.push(id)
+    else byCount.set(n, [id])
+  }
+  const totals = new Map<string, number>()
+  for (const [count, ids] of byCount) for (const row of await addToNodes(db, { count }, ids)) totals.set(row.id, row.downloads)
+  return totals
 }
 
 type NodeStatus = NodeRow['status']

@@ -1,5 +1,6 @@
 /** Publishers and their members. */
 import type { Store } from './db'
+import { preparedList } from './prepared'
 import type { Insertable, Updateable } from 'kysely'
 import type { MemberRow, PublisherRow, PublisherTable } from './schema'
 
@@ -14,9 +15,10 @@ export function listPublishers(db: Store, opts: { includeBanned: boolean }): Pro
   return q.execute()
 }
 
+const publishersByIds = preparedList<{}, PublisherRow>((db, _p, ids) => db.selectFrom('publishers').selectAll().where('id', 'in', ids))
+
 export function listPublishersByIds(db: Store, ids: readonly string[]): Promise<PublisherRow[]> {
-  if (!ids.length) return Promise.resolve([])
-  return db.selectFrom('publishers').selectAll().where('id', 'in', ids).execute()
+  return publishersByIds(db, {}, ids)
 }
 
 export function listPublishersOfUser(db: Store, userId: string): Promise<PublisherRow[]> {
@@ -101,18 +103,28 @@ export function findMembership(db: Store, publisherId: string, userId: string): 
 }
 
 /** Members of the given publishers with the user's name and email, owners first. */
-export function listMembers(db: Store, publisherIds: readonly string[]) {
-  if (!publisherIds.length) return Promise.resolve([])
-  return db
+export interface MemberWithUser {
+  publisher_id: string
+  user_id: string
+  role: MemberRow['role']
+  name: string
+  email: string
+}
+
+const membersOf = preparedList<{}, MemberWithUser>((db, _p, publisherIds) =>
+  db
     .selectFrom('publisher_members')
     .innerJoin('users', 'users.id', 'publisher_members.user_id')
     .select(['publisher_members.publisher_id', 'publisher_members.user_id', 'publisher_members.role', 'users.name', 'users.email'])
     .where('publisher_members.publisher_id', 'in', publisherIds)
     .orderBy('publisher_members.role', 'desc')
-    .orderBy('publisher_members.user_id')
-    .execute()
+    .orderBy('publisher_members.user_id'),
+)
+
+/** Members of these publishers, owners first. Read in chunks, each in its order: callers group by publisher. */
+export function listMembers(db: Store, publisherIds: readonly string[]): Promise<MemberWithUser[]> {
+  return membersOf(db, {}, publisherIds)
 }
-export type MemberWithUser = Awaited<ReturnType<typeof listMembers>>[number]
 
 export async function setMemberRole(db: Store, publisherId: string, userId: string, role: MemberRow['role']): Promise<void> {
   await db.updateTable('publisher_members').set({ role }).where('publisher_id', '=', publisherId).where('user_id', '=', userId).execute()

@@ -4,38 +4,47 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely'
 
 type Param = string | number | bigint | boolean | null | Uint8Array
 
-/** Prepared statements kept for reuse: parsing is a large part of a bulk insert's cost, and its SQL repeats. */
-const CACHED_STATEMENTS = 64
+/**
+ * Prepared statements kept for reuse: parsing is a large part of a bulk insert's cost and of a point read's, and
+ * their SQL repeats (the read paths' lists are padded to a few lengths, store/prepared.ts).
+ */
+const CACHED_STATEMENTS = 256
+
+interface Cached {
+  stmt: ReturnType<Database['prepare']>
+  /** A statement that yields columns is a read (SELECT, or a write with RETURNING); asked once, not per run. */
+  reader: boolean
+}
 
 export function adaptBunSqlite(sqlite: Database): SqliteDatabase {
-  const cache = new Map<string, ReturnType<Database['prepare']>>()
+  const cache = new Map<string, Cached>()
   const prepared = (sql: string) => {
-    let stmt = cache.get(sql)
-    if (stmt)
+    let entry = cache.get(sql)
+    if (entry)
       cache.delete(sql) // moves to the newest end
     else {
-      stmt = sqlite.prepare(sql)
+      const stmt = sqlite.prepare(sql)
+      entry = { stmt, reader: stmt.columnNames.length > 0 }
       if (cache.size >= CACHED_STATEMENTS) {
         const oldest = cache.keys().next().value!
-        cache.get(oldest)!.finalize()
+        cache.get(oldest)!.stmt.finalize()
         cache.delete(oldest)
       }
     }
-    cache.set(sql, stmt)
-    return stmt
+    cache.set(sql, entry)
+    return entry
   }
   return {
     close: () => {
-      for (const stmt of cache.values()) stmt.finalize()
+      for (const { stmt } of cache.values()) stmt.finalize()
       cache.clear()
       sqlite.close()
     },
     prepare(sql: string): SqliteStatement {
-      const stmt = prepared(sql)
+      const { stmt, reader } = prepared(sql)
       const args = (params: ReadonlyArray<unknown>) => params as Param[]
       return {
-        // A statement that yields columns is a read (SELECT, or a write with RETURNING).
-        reader: stmt.columnNames.length > 0,
+        reader,
         all: (params) => stmt.all(...args(params)),
         run: (params) => {
           const { changes, lastInsertRowid } = stmt.run(...args(params))

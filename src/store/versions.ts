@@ -1,5 +1,6 @@
 /** Node versions, their archives and the host node names extracted from them. */
 import type { Store } from './db'
+import { prepared, preparedList } from './prepared'
 import type { ExpressionBuilder, Updateable } from 'kysely'
 import type { ArchiveRow, DB, NewVersionRow, NodeRow, NodeVersionTable, VersionRow, VersionStatus } from './schema'
 
@@ -15,15 +16,97 @@ export function findVersion(db: Store, nodeId: string, version: string): Promise
   return db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId).where('version', '=', version).executeTakeFirst()
 }
 
+const versionsOfNode = prepared<{ nodeId: string }, VersionRow>((db, p) =>
+  db.selectFrom('node_versions').selectAll().where('node_id', '=', p.nodeId),
+)
+const versionsOfNodeIn = preparedList<{ nodeId: string }, VersionRow>((db, p, statuses) =>
+  db
+    .selectFrom('node_versions')
+    .selectAll()
+    .where('node_id', '=', p.nodeId)
+    .where('status', 'in', statuses as VersionStatus[]),
+)
+
 export function listVersionsOfNode(db: Store, nodeId: string, statuses?: readonly VersionStatus[]): Promise<VersionRow[]> {
-  let q = db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId)
-  if (statuses) q = q.where('status', 'in', statuses.length ? statuses : ['__none__' as VersionStatus])
-  return q.execute()
+  if (!statuses) return versionsOfNode(db, { nodeId })
+  return versionsOfNodeIn(db, { nodeId }, statuses.length ? statuses : ['__none__'])
 }
 
+const versionsByIds = preparedList<{}, VersionRow>((db, _p, ids) => db.selectFrom('node_versions').selectAll().where('id', 'in', ids))
+
 export function listVersionsByIds(db: Store, ids: readonly string[]): Promise<VersionRow[]> {
-  if (!ids.length) return Promise.resolve([])
-  return db.selectFrom('node_versions').selectAll().where('id', 'in', ids).execute()
+  return versionsByIds(db, {}, ids)
+}
+
+/**
+ * Which of these versions have an archive here: stored, or known upstream and fetched on first download (a source
+ * mirrored with archives) unless its bytes were refused. The rule of listAvailableArchives (mirror-entities.ts), in
+ * one prepared statement for the read paths (a page of nodes, an install).
+ */
+const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids) =>
+  db
+    .selectFrom('archives')
+    .select('version_id')
+    .where('version_id', 'in', ids)
+    .union(
+      db
+        .selectFrom('mirror_archives')
+        .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+        .select('mirror_archives.version_id')
+        .where('mirror_archives.version_id', 'in', ids)
+        .where('mirror_sources.archives', '!=', 'none')
+        .where('mirror_archives.problem', '=', ''),
+    ),
+)
+
+/** A node (by its id, any case) with its active versions that have an archive here (the same rule). */
+export interface InstallableNode {
+  node: Pick<NodeRow, 'id' | 'publisher_id' | 'status'>
+  versions: VersionRow[]
+}
+
+type InstallableRow = { n_id: string; n_publisher_id: string; n_status: NodeRow['status'] } & {
+  [K in keyof VersionRow]: VersionRow[K] | null
+}
+
+/** One statement for an install: the node and what it may install (a left join: a node without any is one row). */
+const installableOfNode = prepared<{ id: string }, InstallableRow>((db, p) =>
+  db
+    .selectFrom('nodes')
+    .leftJoin('node_versions', (join) =>
+      join
+        .onRef('node_versions.node_id', '=', 'nodes.id')
+        .on('node_versions.status', '=', 'active')
+        .on((eb) =>
+          eb.or([
+            eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
+            eb.exists(
+              eb
+                .selectFrom('mirror_archives')
+                .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+                .select('mirror_archives.version_id')
+                .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
+                .where('mirror_sources.archives', '!=', 'none')
+                .where('mirror_archives.problem', '=', ''),
+            ),
+          ]),
+        ),
+    )
+    .selectAll('node_versions')
+    .select(['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'])
+    .where('nodes.normalized_id', '=', p.id),
+)
+
+export async function findInstallableNode(db: Store, id: string): Promise<InstallableNode | undefined> {
+  const rows = await installableOfNode(db, { id: id.toLowerCase() })
+  const first = rows[0]
+  if (!first) return undefined
+  const versions = rows.flatMap(({ n_id: _i, n_publisher_id: _p, n_status: _s, ...v }) => (v.id === null ? [] : [v as VersionRow]))
+  return { node: { id: first.n_id, publisher_id: first.n_publisher_id, status: first.n_status }, versions }
+}
+
+export async function availableArchiveIds(db: Store, versionIds: readonly string[]): Promise<Set<string>> {
+  return new Set((await availableArchives(db, {}, versionIds)).map((r) => r.version_id))
 }
 
 type VersionChanges = Pick<

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { createApp } from '../../src/http/app'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
 
 let t: TestApp
@@ -46,6 +47,21 @@ describe('system endpoints', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase()
     for (const h of ['authorization', 'content-type', 'cache-control', 'pragma', 'expires']) expect(allowed).toContain(h)
+  })
+
+  test('CORS headers on the answers themselves, errors included; a list of origins allows only those', async () => {
+    for (const path of ['/nodes/search', '/nodes/nope']) {
+      const res = await t.app.request(path, { headers: { origin: 'https://registry.example' } })
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('access-control-expose-headers')).toContain('ETag')
+      expect(res.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    }
+    const listed = createApp(t.deps, { corsOrigin: 'https://a.example, https://b.example' })
+    const allowed = await listed.request('/health', { headers: { origin: 'https://b.example' } })
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://b.example')
+    expect(allowed.headers.get('vary')).toContain('Origin')
+    const other = await listed.request('/health', { headers: { origin: 'https://a.exam' } })
+    expect(other.headers.get('access-control-allow-origin')).toBeNull()
   })
 
   test('JSON bodies over 1 MiB get 413', async () => {

@@ -34,3 +34,17 @@ test('a change rebuilds only its block; new slots are found too', () => {
   expect(index.search('value 5')).not.toContain(5)
   expect(index.search('brand new')).toEqual([10_000])
 })
+
+test('values past ASCII: each hit is the slot holding it', () => {
+  const values = ['日本語ノード', 'café crème', 'plain', '🎨 paint 🎨 brush', 'crème brûlée', 'ノード']
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  expect(index.search('crème')).toEqual([1, 4])
+  expect(index.search('ノード')).toEqual([0, 5])
+  expect(index.search('brush')).toEqual([3])
+  expect(index.search('🎨')).toEqual([3])
+  expect(index.search('ée')).toEqual([4])
+  expect(index.search('plain')).toEqual([2])
+})
