@@ -15,14 +15,18 @@ const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)))
 const texts = v.nullish(v.pipe(v.array(v.pipe(v.string(), v.maxLength(SHORT_TEXT))), v.maxLength(10_000)))
 const number = v.nullish(v.pipe(v.number(), v.finite()))
 
+const USABLE_ID = /^[^/\\\s\u0000-\u001f\u007f]+$/
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 /** A name that can stand in a URL path segment and a table key: no slashes, spaces or control characters. */
-export const EntityId = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.maxLength(200),
-  v.regex(/^[^/\\\s\u0000-\u001f\u007f]+$/, 'is not a usable id'),
-)
-const UUID = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'is not a UUID'))
+export const EntityId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(USABLE_ID, 'is not a usable id'))
+const UUID = v.pipe(v.string(), v.regex(UUID_TEXT, 'is not a UUID'))
+const VersionText = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))
+
+// The same rules as in-place checks (the version only when it needs no trimming: else valibot trims it).
+const isEntityId: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 200 && USABLE_ID.test(x)
+const isUuid: FieldCheck = (x) => typeof x === 'string' && UUID_TEXT.test(x)
+const isVersionText: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 100 && x.trim() === x
 
 /**
  * Each entry of a wire schema, loosened by its type (nested entities are left to the caller), and beside it the
@@ -78,7 +82,7 @@ const version = loosen(VersionSchema.entries)
 export const UpstreamVersionSchema = v.object({
   ...version.entries,
   id: UUID,
-  version: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
+  version: VersionText,
 })
 
 const node = loosen(NodeSchema.entries)
@@ -93,9 +97,12 @@ export const UpstreamNodeSchema = v.object({
  * `v.safeParse` of these schemas, faster (see fast-check.ts): a valid entity comes back as it is rather than
  * copied (unknown keys and all: readers take the keys they know), an invalid one with valibot's issues.
  */
-export const parseUpstreamPublisher = fastObject(UpstreamPublisherSchema, withoutKeys(publisher.plain, ['id']))
-export const parseUpstreamVersion = fastObject(UpstreamVersionSchema, withoutKeys(version.plain, ['id', 'version']))
-export const parseUpstreamNode = fastObject(UpstreamNodeSchema, withoutKeys(node.plain, ['id', 'publisher', 'latest_version']))
+export const parseUpstreamPublisher = fastObject(UpstreamPublisherSchema, { ...publisher.plain, id: isEntityId })
+export const parseUpstreamVersion = fastObject(UpstreamVersionSchema, { ...version.plain, id: isUuid, version: isVersionText })
+export const parseUpstreamNode = fastObject(UpstreamNodeSchema, {
+  ...withoutKeys(node.plain, ['publisher', 'latest_version']),
+  id: isEntityId,
+})
 
 function withoutKeys(plain: Record<string, FieldCheck>, keys: string[]): Record<string, FieldCheck> {
   const out = { ...plain }
