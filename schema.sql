@@ -42,7 +42,13 @@ CREATE TABLE publishers (
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL,
   -- set when the publisher was deleted: a tombstone, so its deleted nodes keep their publisher and its id stays taken
-  deleted_at       TEXT
+  deleted_at       TEXT,
+  -- mirrored entities (here and on nodes and versions): the upstream it comes from (null: local), the status
+  -- the upstream last gave it (a row that differs was changed here and keeps it), and the mark of the last full
+  -- pass that saw it (or when a sync last wrote it)
+  mirror_source_id  TEXT REFERENCES mirror_sources(id),
+  mirror_status     TEXT NOT NULL DEFAULT '',
+  mirror_checked_at TEXT NOT NULL DEFAULT ''
 );
 
 CREATE TABLE publisher_members (
@@ -106,7 +112,12 @@ CREATE TABLE nodes (
   -- 1 when the node is banned because its publisher was; a publisher unban restores exactly these
   banned_with_publisher             INTEGER NOT NULL DEFAULT 0,
   -- the upstream's rating of a mirrored node (it sends the mean, not the reviews); null for local nodes
-  mirrored_rating                   DOUBLE PRECISION
+  mirrored_rating                   DOUBLE PRECISION,
+  -- mirrored nodes: as on publishers, and the owner the upstream last gave it (a claim here moves it)
+  mirror_source_id                  TEXT REFERENCES mirror_sources(id),
+  mirror_status                     TEXT NOT NULL DEFAULT '',
+  mirror_owner                      TEXT NOT NULL DEFAULT '',
+  mirror_checked_at                 TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
@@ -133,6 +144,12 @@ CREATE TABLE node_versions (
   tags_admin_json                   TEXT NOT NULL DEFAULT '[]',
   created_at                        TEXT NOT NULL,
   updated_at                        TEXT NOT NULL,
+  -- mirrored versions: as on publishers, and when their host node names were asked for (the public
+  -- registry serves them separately)
+  mirror_source_id                  TEXT REFERENCES mirror_sources(id),
+  mirror_status                     TEXT NOT NULL DEFAULT '',
+  mirror_checked_at                 TEXT NOT NULL DEFAULT '',
+  mirror_host_nodes_at              TEXT,
   UNIQUE (node_id, version)
 );
 CREATE INDEX node_versions_status_created ON node_versions(status, created_at DESC, id);
@@ -249,21 +266,6 @@ CREATE TABLE mirror_sources (
   last_summary_json    TEXT NOT NULL DEFAULT '{}',
   created_at           TEXT NOT NULL
 );
-
--- Where each mirrored publisher, node and version came from; entities without a row are local.
-CREATE TABLE mirror_origins (
-  kind           TEXT NOT NULL CHECK (kind IN ('publisher', 'node', 'version')),
-  entity_id      TEXT NOT NULL,
-  source_id      TEXT NOT NULL REFERENCES mirror_sources(id),
-  -- what the upstream said last: a row that differs was changed here (moderation, a claim) and keeps it
-  applied_status TEXT NOT NULL DEFAULT '',
-  applied_owner  TEXT NOT NULL DEFAULT '',
-  synced_at      TEXT NOT NULL,
-  checked_at     TEXT NOT NULL,
-  host_nodes_at  TEXT,
-  CONSTRAINT mirror_origins_pk PRIMARY KEY (kind, entity_id)
-);
-CREATE INDEX mirror_origins_source ON mirror_origins(source_id, kind, checked_at);
 
 -- Archives of mirrored versions upstream; the SHA-256 is pinned on first fetch and other bytes are refused.
 CREATE TABLE mirror_archives (

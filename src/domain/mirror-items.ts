@@ -111,12 +111,19 @@ export function normalizeTime(value: unknown, fallback: string): string {
   return Number.isNaN(t) ? fallback : new Date(t).toISOString()
 }
 
-/** Status names (either `NodeStatusActive` or `active`) to ours; an unknown one becomes `fallback`. */
-function status<T extends string>(names: Record<T, string>, value: string, fallback: T): T {
-  const lower = value.toLowerCase()
-  for (const [short, full] of Object.entries(names) as [T, string][]) if (lower === short || lower === full.toLowerCase()) return short
-  return fallback
-}
+/** Our status for each of its names (either `NodeStatusActive` or `active`), lower-cased. */
+const statusNames = <T extends string>(names: Record<T, string>): ReadonlyMap<string, T> =>
+  new Map(
+    (Object.entries(names) as [T, string][]).flatMap(([short, full]) => [[full.toLowerCase(), short] as const, [short, short] as const]),
+  )
+
+/** A status name to ours; an unknown one becomes `fallback`. */
+const status = <T extends string>(names: ReadonlyMap<string, T>, value: string, fallback: T): T =>
+  names.get(value.toLowerCase()) ?? fallback
+const PUBLISHER_NAMES = statusNames(PUBLISHER_STATUS)
+const NODE_NAMES = statusNames(NODE_STATUS)
+const VERSION_NAMES = statusNames(VERSION_STATUS)
+const EXTRACT_NAMES = statusNames({ pending: 'pending', success: 'success', failed: 'failed' } as const)
 
 export function publisherItem(p: UpstreamPublisher, now: string): PublisherItem {
   return {
@@ -127,7 +134,7 @@ export function publisherItem(p: UpstreamPublisher, now: string): PublisherItem 
     support: str(p, 'support'),
     source_code_repo: str(p, 'source_code_repo'),
     logo: str(p, 'logo'),
-    status: status(PUBLISHER_STATUS, str(p, 'status'), 'active'),
+    status: status(PUBLISHER_NAMES, str(p, 'status'), 'active'),
     created_at: normalizeTime(p.createdAt, now),
   }
 }
@@ -157,13 +164,11 @@ export function nodeItem(n: UpstreamNode, publisherId: string, now: string): Nod
     search_ranking: Math.round(num(n, 'search_ranking')),
     downloads: count(n, 'downloads'),
     rating: Math.max(0, num(n, 'rating')),
-    status: status(NODE_STATUS, str(n, 'status'), 'active'),
+    status: status(NODE_NAMES, str(n, 'status'), 'active'),
     status_detail: str(n, 'status_detail'),
     created_at: normalizeTime(n.created_at, now),
   }
 }
-
-const EXTRACT = { pending: 'pending', success: 'success', failed: 'failed' } as const
 
 export function versionItem(v: UpstreamVersion, nodeId: string, now: string): VersionItem {
   return {
@@ -174,9 +179,9 @@ export function versionItem(v: UpstreamVersion, nodeId: string, now: string): Ve
     changelog: str(v, 'changelog'),
     dependencies: list(v, 'dependencies'),
     deprecated: v.deprecated === true,
-    status: status(VERSION_STATUS, str(v, 'status'), 'pending'),
+    status: status(VERSION_NAMES, str(v, 'status'), 'pending'),
     status_reason: str(v, 'status_reason'),
-    host_node_extract_status: status(EXTRACT, str(v, 'host_node_extract_status', 'comfy_node_extract_status'), 'pending'),
+    host_node_extract_status: status(EXTRACT_NAMES, str(v, 'host_node_extract_status', 'comfy_node_extract_status'), 'pending'),
     supported_os: list(v, 'supported_os'),
     supported_accelerators: list(v, 'supported_accelerators'),
     supported_hostui_version: str(v, 'supported_hostui_version', 'supported_comfyui_version'),

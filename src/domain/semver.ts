@@ -12,7 +12,20 @@ export interface Semver {
 export const SEMVER_PATTERN =
   /^v?(0|[1-9]\d*|\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/
 
+/** Parsed versions by text: a mirror compares and normalizes the same few version texts tens of thousands of times. */
+const known = new Map<string, Semver | undefined>()
+const KNOWN_AT_MOST = 10_000
+
+/** The parsed version, shared between callers (none changes it). */
 function parseSemver(text: string): Semver | undefined {
+  if (known.has(text)) return known.get(text)
+  const result = parseText(text)
+  if (known.size >= KNOWN_AT_MOST) known.clear()
+  known.set(text, result)
+  return result
+}
+
+function parseText(text: string): Semver | undefined {
   const m = SEMVER_PATTERN.exec(text.trim())
   if (!m) return undefined
   const nums = [m[1], m[2], m[3]].map((part) => (part === undefined ? 0 : Number(part)))

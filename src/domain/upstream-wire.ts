@@ -4,6 +4,7 @@
  * upstream's spellings are accepted beside ours. Sizes stay bounded: an upstream is not trusted with our memory.
  */
 import * as v from 'valibot'
+import { fastObject, isBoolean, isList, isNumber, isText, isTexts, type FieldCheck } from './fast-check'
 import { NodeSchema, PublisherSchema, VersionSchema } from './wire'
 
 const LONG_TEXT = 100_000
@@ -14,36 +15,52 @@ const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)))
 const texts = v.nullish(v.pipe(v.array(v.pipe(v.string(), v.maxLength(SHORT_TEXT))), v.maxLength(10_000)))
 const number = v.nullish(v.pipe(v.number(), v.finite()))
 
-/** A name that can stand in a URL path segment and a table key: no slashes, spaces or control characters. */
-export const EntityId = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.maxLength(200),
-  v.regex(/^[^/\\\s\u0000-\u001f\u007f]+$/, 'is not a usable id'),
-)
-const UUID = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'is not a UUID'))
+const USABLE_ID = /^[^/\\\s\u0000-\u001f\u007f]+$/
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** Each entry of a wire schema, loosened by its type; nested entities are left to the caller. */
-function loosen(entries: v.ObjectEntries): v.ObjectEntries {
+/** A name that can stand in a URL path segment and a table key: no slashes, spaces or control characters. */
+export const EntityId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(USABLE_ID, 'is not a usable id'))
+const UUID = v.pipe(v.string(), v.regex(UUID_TEXT, 'is not a UUID'))
+const VersionText = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))
+
+// The same rules as in-place checks (the version only when it needs no trimming: else valibot trims it).
+const isEntityId: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 200 && USABLE_ID.test(x)
+const isUuid: FieldCheck = (x) => typeof x === 'string' && UUID_TEXT.test(x)
+const isVersionText: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 100 && x.trim() === x
+
+/**
+ * Each entry of a wire schema, loosened by its type (nested entities are left to the caller), and beside it the
+ * same rule as an in-place check (records have none: valibot checks them).
+ */
+function loosen(entries: v.ObjectEntries): { entries: v.ObjectEntries; plain: Record<string, FieldCheck> } {
   const out: v.ObjectEntries = {}
+  const plain: Record<string, FieldCheck> = {}
   for (const [key, schema] of Object.entries(entries)) {
     switch (schema.type) {
       case 'string':
-      case 'picklist':
-        out[key] = text(LONG_FIELDS.has(key) ? LONG_TEXT : SHORT_TEXT)
+      case 'picklist': {
+        const max = LONG_FIELDS.has(key) ? LONG_TEXT : SHORT_TEXT
+        out[key] = text(max)
+        plain[key] = isText(max)
         break
+      }
       case 'array':
         // Lists of names; lists of objects (members) are not mirrored, only bounded.
-        out[key] =
-          (schema as v.ArraySchema<v.GenericSchema, undefined>).item.type === 'string'
-            ? texts
-            : v.nullish(v.pipe(v.array(v.unknown()), v.maxLength(10_000)))
+        if ((schema as v.ArraySchema<v.GenericSchema, undefined>).item.type === 'string') {
+          out[key] = texts
+          plain[key] = isTexts(SHORT_TEXT, 10_000)
+        } else {
+          out[key] = v.nullish(v.pipe(v.array(v.unknown()), v.maxLength(10_000)))
+          plain[key] = isList(10_000)
+        }
         break
       case 'number':
         out[key] = number
+        plain[key] = isNumber
         break
       case 'boolean':
         out[key] = v.nullish(v.boolean())
+        plain[key] = isBoolean
         break
       case 'record':
         out[key] = v.nullish(
@@ -55,23 +72,43 @@ function loosen(entries: v.ObjectEntries): v.ObjectEntries {
         break
     }
   }
-  return out
+  return { entries: out, plain }
 }
 
-export const UpstreamPublisherSchema = v.object({ ...loosen(PublisherSchema.entries), id: EntityId })
+const publisher = loosen(PublisherSchema.entries)
+export const UpstreamPublisherSchema = v.object({ ...publisher.entries, id: EntityId })
 
+const version = loosen(VersionSchema.entries)
 export const UpstreamVersionSchema = v.object({
-  ...loosen(VersionSchema.entries),
+  ...version.entries,
   id: UUID,
-  version: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
+  version: VersionText,
 })
 
+const node = loosen(NodeSchema.entries)
 export const UpstreamNodeSchema = v.object({
-  ...loosen(NodeSchema.entries),
+  ...node.entries,
   id: EntityId,
   publisher: v.nullish(v.looseObject({})),
   latest_version: v.nullish(v.looseObject({})),
 })
+
+/**
+ * `v.safeParse` of these schemas, faster (see fast-check.ts): a valid entity comes back as it is rather than
+ * copied (unknown keys and all: readers take the keys they know), an invalid one with valibot's issues.
+ */
+export const parseUpstreamPublisher = fastObject(UpstreamPublisherSchema, { ...publisher.plain, id: isEntityId })
+export const parseUpstreamVersion = fastObject(UpstreamVersionSchema, { ...version.plain, id: isUuid, version: isVersionText })
+export const parseUpstreamNode = fastObject(UpstreamNodeSchema, {
+  ...withoutKeys(node.plain, ['publisher', 'latest_version']),
+  id: isEntityId,
+})
+
+function withoutKeys(plain: Record<string, FieldCheck>, keys: string[]): Record<string, FieldCheck> {
+  const out = { ...plain }
+  for (const k of keys) delete out[k]
+  return out
+}
 
 /** A page of `GET /nodes`; its items are checked one by one, so that one bad node does not cost the page. */
 export const UpstreamNodePageSchema = v.object({

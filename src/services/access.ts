@@ -81,7 +81,7 @@ export async function requireLocal(db: Store, target: { publisherId?: string; no
   for (const c of checks) {
     const origin = await findOrigin(db, c.kind, c.id)
     if (origin) {
-      throw forbidden(`${c.kind} "${c.id}" is mirrored from ${origin.source_id}: it is read-only here`, 'mirrored_read_only')
+      throw forbidden(`${c.kind} "${c.id}" is mirrored from ${origin.mirror_source_id}: it is read-only here`, 'mirrored_read_only')
     }
   }
 }

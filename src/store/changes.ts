@@ -1,10 +1,9 @@
 /** The change feed and the audit log: rows appended inside the transaction of the write they record. */
 import { sql } from 'kysely'
+import { insertRows } from './bulk'
 import { dialectOf, postgresClient, type Store } from './db'
 import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
 import type { Insertable } from 'kysely'
-
-const CHANGES_PER_STATEMENT = 5000
 
 /** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
 /** Appends the entities; returns the serials they were given (a contiguous range), none when there were none. */
@@ -25,18 +24,13 @@ export async function appendChanges(
   // Other instances on PostgreSQL hear of it at commit (not before: NOTIFY waits for the transaction) and look sooner.
   if (dialectOf(db) === 'postgres') await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(db)
   const rows = entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
-  // In chunks: a large write (a fixture, a sync page) must stay under SQLite's limit of bound values per statement.
-  for (let i = 0; i < rows.length; i += CHANGES_PER_STATEMENT) {
-    await db
-      .insertInto('changes')
-      .values(rows.slice(i, i + CHANGES_PER_STATEMENT))
-      .onConflict((oc) =>
-        oc
-          .columns(['kind', 'entity_id'])
-          .doUpdateSet((eb) => ({ serial: eb.ref('excluded.serial'), changed_at: eb.ref('excluded.changed_at') })),
-      )
-      .execute()
-  }
+  // Without a query tree per row: a sync's batch appends thousands.
+  await insertRows(
+    db,
+    'changes',
+    rows,
+    'on conflict (kind, entity_id) do update set serial = excluded.serial, changed_at = excluded.changed_at',
+  )
   return { first, last: Number(last_serial) }
 }
 

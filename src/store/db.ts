@@ -38,6 +38,9 @@ export async function storeOn(sqlite: Database): Promise<Store> {
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA foreign_keys = ON')
   sqlite.run('PRAGMA synchronous = NORMAL')
+  // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
+  // not in temporary files: a mirror's bulk inserts otherwise write hundreds of MB to /var/tmp for nothing.
+  sqlite.run('PRAGMA temp_store = MEMORY')
   return migrated(new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) }))
 }
 

@@ -36,6 +36,10 @@ export interface PublisherTable {
   updated_at: string
   /** Set when the publisher was deleted (a tombstone). */
   deleted_at: Generated<string | null>
+  /** Mirrored entities: the upstream it comes from (null: local); see MirrorColumns. */
+  mirror_source_id: Generated<string | null>
+  mirror_status: Generated<string>
+  mirror_checked_at: Generated<string>
 }
 
 export interface PublisherMemberTable {
@@ -93,6 +97,12 @@ export interface NodeTable {
   banned_with_publisher: Generated<number>
 
   mirrored_rating: Generated<number | null>
+
+  mirror_source_id: Generated<string | null>
+  mirror_status: Generated<string>
+  /** The publisher the upstream last gave it: a node whose owner differs was claimed here. */
+  mirror_owner: Generated<string>
+  mirror_checked_at: Generated<string>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
@@ -115,6 +125,12 @@ export interface NodeVersionTable {
   tags_admin_json: Generated<string>
   created_at: string
   updated_at: string
+
+  mirror_source_id: Generated<string | null>
+  mirror_status: Generated<string>
+  mirror_checked_at: Generated<string>
+  /** When the version's host node names were asked for (the public registry serves them separately). */
+  mirror_host_nodes_at: Generated<string | null>
 }
 
 export interface ArchiveTable {
@@ -220,16 +236,13 @@ export interface MirrorSourceTable {
   created_at: string
 }
 
-export interface MirrorOriginTable {
-  kind: ChangeKind
-  entity_id: string
-  source_id: string
-  applied_status: string
-  applied_owner: string
-  synced_at: string
-  checked_at: string
-  host_nodes_at: string | null
-}
+/**
+ * Where a mirrored publisher, node or version came from, on its own row: the upstream (null for a local
+ * entity), the status the upstream last gave it (a row whose status differs was moderated here and keeps it),
+ * and the mark of the last full pass that saw it, or when a sync last wrote it (a completed full pass removes
+ * what it did not see).
+ */
+export type MirrorColumns = 'mirror_source_id' | 'mirror_status' | 'mirror_checked_at'
 
 export interface MirrorArchiveTable {
   version_id: string
@@ -273,7 +286,6 @@ export interface DB {
   staged_images: StagedImageTable
 
   mirror_sources: MirrorSourceTable
-  mirror_origins: MirrorOriginTable
   mirror_archives: MirrorArchiveTable
   registry_secrets: RegistrySecretTable
   rate_limits: RateLimitTable
@@ -293,5 +305,4 @@ export type VideoTaskRow = Selectable<VideoTaskTable>
 export type StagedImageRow = Selectable<StagedImageTable>
 
 export type MirrorSourceRow = Selectable<MirrorSourceTable>
-export type MirrorOriginRow = Selectable<MirrorOriginTable>
 export type MirrorArchiveRow = Selectable<MirrorArchiveTable>

@@ -1,16 +1,16 @@
 /** Reads another registry-mirror's change feed: pages validated, each entity checked apart and turned into mirror items. */
 import * as v from 'valibot'
-import { FEED_MAX_LIMIT, FeedEnvelopeSchema, type FeedEnvelope } from '../domain/feed'
+import { FEED_MAX_LIMIT, FeedEnvelopeSchema, parseFeedEnvelope, type FeedEnvelope } from '../domain/feed'
 import { nodeItem, publisherItem, versionItem, type ItemProblem, type MirrorItem } from '../domain/mirror-items'
 import {
-  UpstreamNodeSchema,
-  UpstreamPublisherSchema,
-  UpstreamVersionSchema,
+  parseUpstreamNode,
+  parseUpstreamPublisher,
+  parseUpstreamVersion,
   type UpstreamNode,
   type UpstreamPublisher,
   type UpstreamVersion,
 } from '../domain/upstream-wire'
-import type { UpstreamHttp } from './http-client'
+import { invalidReply, type UpstreamHttp } from './http-client'
 
 export interface FeedPageItems {
   instance: string
@@ -27,14 +27,14 @@ const issue = (r: { issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]] })
 function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorItem | string {
   if (change.op === 'delete') return { kind: change.kind, tombstone: true, id: change.id }
   if (change.entity === undefined) return `a ${change.op} entry without its entity`
-  const schema = { publisher: UpstreamPublisherSchema, node: UpstreamNodeSchema, version: UpstreamVersionSchema }[change.kind]
-  const parsed = v.safeParse(schema, change.entity)
+  const parse = { publisher: parseUpstreamPublisher, node: parseUpstreamNode, version: parseUpstreamVersion }[change.kind]
+  const parsed = parse(change.entity)
   if (!parsed.success) return `malformed ${change.kind}: ${issue(parsed)}`
   const entity = parsed.output as UpstreamNode
   if (entity.id.toLowerCase() !== change.id.toLowerCase()) return `the entity's id "${entity.id}" is not the entry's`
   if (change.kind === 'publisher') return { kind: 'publisher', data: publisherItem(parsed.output as UpstreamPublisher, now) }
   if (change.kind === 'node') {
-    const pub = v.safeParse(UpstreamPublisherSchema, entity.publisher)
+    const pub = parseUpstreamPublisher(entity.publisher)
     if (!pub.success) return `malformed node: publisher: ${issue(pub)}`
     const publisher = publisherItem(pub.output as UpstreamPublisher, now)
     return { kind: 'node', data: nodeItem(entity, publisher.id, now), publisher }
@@ -42,10 +42,10 @@ function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorIte
   const version = parsed.output as UpstreamVersion
   const nodeId = typeof version.node_id === 'string' ? version.node_id : ''
   if (!nodeId) return 'malformed version: node_id: is required'
-  return {
-    kind: 'version',
-    data: { ...versionItem(version, nodeId, now), hostNodes: change.host_nodes, archiveSha256: change.archive?.sha256 },
-  }
+  const data = versionItem(version, nodeId, now)
+  data.hostNodes = change.host_nodes
+  data.archiveSha256 = change.archive?.sha256
+  return { kind: 'version', data }
 }
 
 /** A page of a feed, as items; the serials must increase and `next` must be the last one. */
@@ -66,9 +66,19 @@ export function feedPageItems(page: FeedEnvelope, since: number, now: string): F
 
 export class FeedError extends Error {}
 
+/**
+ * A page of the feed after `since`, its envelope checked (its entities are checked one by one, by feedPageItems);
+ * `signal` abandons the request.
+ */
+export async function fetchFeedEnvelope(http: UpstreamHttp, base: string, since: number, signal?: AbortSignal): Promise<FeedEnvelope> {
+  const url = `${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`
+  const parsed = parseFeedEnvelope(await http.json(url, v.unknown(), { signal }))
+  if (!parsed.success) throw invalidReply(url, parsed.issues)
+  return parsed.output
+}
+
 export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number, now: string): Promise<FeedPageItems> {
-  const page = await http.json(`${base}/changes?since=${since}&limit=${FEED_MAX_LIMIT}`, FeedEnvelopeSchema)
-  return feedPageItems(page, since, now)
+  return feedPageItems(await fetchFeedEnvelope(http, base, since), since, now)
 }
 
 /** Whether the upstream has a change feed (another registry-mirror) or not (the public registry). */

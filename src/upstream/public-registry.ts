@@ -15,10 +15,10 @@ import {
 import {
   UpstreamHostNodePageSchema,
   UpstreamNodePageSchema,
-  UpstreamNodeSchema,
-  UpstreamPublisherSchema,
   UpstreamVersionListSchema,
-  UpstreamVersionSchema,
+  parseUpstreamNode,
+  parseUpstreamPublisher,
+  parseUpstreamVersion,
   type UpstreamNode,
   type UpstreamPublisher,
   type UpstreamVersion,
@@ -57,13 +57,13 @@ export async function fetchNodePage(
   const limit = reply.limit && reply.limit > 0 ? reply.limit : PUBLIC_PAGE_LIMIT
   const out: PublicPage = { nodes: [], problems: [], total: reply.total, totalPages: reply.totalPages ?? Math.ceil(reply.total / limit) }
   for (const raw of reply.nodes) {
-    const parsed = v.safeParse(UpstreamNodeSchema, raw)
+    const parsed = parseUpstreamNode(raw)
     if (!parsed.success) {
       out.problems.push({ kind: 'node', id: idOf(raw), reason: `malformed node: ${reason(parsed.issues)}` })
       continue
     }
     const node = parsed.output as UpstreamNode
-    const pub = v.safeParse(UpstreamPublisherSchema, node.publisher)
+    const pub = parseUpstreamPublisher(node.publisher)
     if (!pub.success) {
       out.problems.push({ kind: 'node', id: node.id, reason: `malformed node: publisher: ${reason(pub.issues)}` })
       continue
@@ -97,7 +97,7 @@ export async function fetchVersions(
   }
   const out = { versions: [] as VersionItem[], problems: [] as ItemProblem[] }
   for (const raw of list) {
-    const parsed = v.safeParse(UpstreamVersionSchema, raw)
+    const parsed = parseUpstreamVersion(raw)
     if (parsed.success) out.versions.push(versionItem(parsed.output as UpstreamVersion, nodeId, now))
     else out.problems.push({ kind: 'version', id: idOf(raw), reason: `malformed version of "${nodeId}": ${reason(parsed.issues)}` })
   }

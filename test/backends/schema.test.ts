@@ -1,6 +1,7 @@
 /**
  * The migrations on PostgreSQL: the same tables, columns, keys, indexes and checks as on SQLite (one source, two
- * dialects); several instances starting at once on a new database migrate it once; a newer schema is refused.
+ * dialects); several instances starting at once on a new database migrate it once; a newer schema is refused; the
+ * mirror origins recorded before schema 8 move onto their rows.
  * Runs in CI's second pass (REGISTRY_MIRROR_TEST_DATABASE); without it, it fails rather than skip.
  */
 import { Database } from 'bun:sqlite'
@@ -9,7 +10,8 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db'
 import { PG_VERSION_TABLE } from '../../src/store/migrate'
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations'
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
+import { openPostgres } from '../../src/store/postgres'
 import { testSchema } from '../support/backends'
 import { describePostgres, describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
@@ -86,6 +88,47 @@ describe('migrations on PostgreSQL', () => {
       await sql`update ${sql(PG_VERSION_TABLE)} set version = ${LATEST_SCHEMA_VERSION + 1}`
       await expect(openStore(url)).rejects.toThrow(/newer registry-mirror.*knows versions up to/)
       expect(await sql`select version from ${sql(PG_VERSION_TABLE)}`).toEqual([{ version: LATEST_SCHEMA_VERSION + 1 }])
+    } finally {
+      await sql.close()
+    }
+  })
+
+  test('origins recorded at schema 7 move onto their rows; origins of rows that are gone are dropped', async () => {
+    const { url } = await freshSchema()
+    const old = openPostgres(url)
+    const now = '2026-01-01T00:00:00.000Z'
+    try {
+      for (const step of MIGRATIONS.filter((m) => m.version <= 7)) await step.up(old.db, { dialect: 'postgres', now })
+      const sql = old.client
+      await sql`create table ${sql(PG_VERSION_TABLE)} (id integer primary key check (id = 1), version integer not null)`
+      await sql`insert into ${sql(PG_VERSION_TABLE)} values (1, 7)`
+      await sql`insert into mirror_sources (id, kind, created_at) values ('http://up', 'feed', ${now})`
+      await sql`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', ${now}, ${now}), ('local', 'Local', ${now}, ${now})`
+      await sql`insert into nodes (id, normalized_id, publisher_id, name, created_at, updated_at) values ('Pack', 'pack', 'local', 'Pack', ${now}, ${now})`
+      await sql`insert into node_versions (id, node_id, version, created_at, updated_at) values ('v1', 'Pack', '1.0.0', ${now}, ${now})`
+      await sql`insert into mirror_origins (kind, entity_id, source_id, applied_status, applied_owner, synced_at, checked_at, host_nodes_at) values
+        ('publisher', 'acme', 'http://up', 'active', '', ${now}, 'mark', null),
+        ('node', 'Pack', 'http://up', 'banned', 'acme', ${now}, 'mark', null),
+        ('version', 'v1', 'http://up', 'active', '', ${now}, ${now}, ${now}),
+        ('version', 'gone', 'http://up', 'deleted', '', ${now}, ${now}, null)`
+    } finally {
+      await old.db.destroy()
+    }
+
+    await (await openStore(url)).destroy()
+    expect(await postgresShape(url)).toEqual(await sqliteShape())
+    const sql = new SQL(url)
+    try {
+      expect(await sql`select id, mirror_source_id, mirror_status, mirror_checked_at from publishers order by id`).toEqual([
+        { id: 'acme', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: 'mark' },
+        { id: 'local', mirror_source_id: null, mirror_status: '', mirror_checked_at: '' },
+      ])
+      expect(await sql`select id, mirror_source_id, mirror_status, mirror_checked_at, mirror_owner from nodes`).toEqual([
+        { id: 'Pack', mirror_source_id: 'http://up', mirror_status: 'banned', mirror_checked_at: 'mark', mirror_owner: 'acme' },
+      ])
+      expect(await sql`select id, mirror_source_id, mirror_status, mirror_checked_at, mirror_host_nodes_at from node_versions`).toEqual([
+        { id: 'v1', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: now, mirror_host_nodes_at: now },
+      ])
     } finally {
       await sql.close()
     }

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { createFreshnessTracker } from '../../src/services/mirror/freshness'
 import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { createMirrorRuntime } from '../../src/services/mirror/runtime'
-import { putOrigins } from '../../src/store/mirror-entities'
 import { ensureSource, updateSource } from '../../src/store/mirror-sources'
 import { addPublisher, addPublisherToken, addUser, aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
 import { fastHttp, serveTestApp, sync, type ServedApp } from '../support/mirror'
@@ -46,12 +45,12 @@ const cardOrigins = (html: string) =>
       .map((card) => [card.match(/<h3 id="node-([^"]+)">/)![1], card.includes('<li class="origin">')]),
   )
 
-/** Counts the statements that read this table, from here on. */
-function countQueries(target: TestApp, table: string) {
+/** Counts the statements that name this table or column, from here on. */
+function countQueries(target: TestApp, name: string) {
   const counter = { count: 0 }
   target.deps.db = target.deps.db.withPlugin({
     transformQuery(args) {
-      if (JSON.stringify(args.node).includes(`"${table}"`)) counter.count++
+      if (JSON.stringify(args.node).includes(`"${name}"`)) counter.count++
       return args.node
     },
     transformResult: async (args) => args.result,
@@ -68,7 +67,7 @@ describe('mirrored nodes and publishers', () => {
     const url = await mirrorStudio(t)
     const syncedAt = t.clock.now.toISOString()
     t.clock.now = new Date(t.clock.now.getTime() + 3 * HOUR + 20 * 60_000)
-    const origins = countQueries(t, 'mirror_origins')
+    const origins = countQueries(t, 'mirror_source_id') // origins are looked up by their rows' source
     const time = `<time datetime="${syncedAt}" title="2026-01-02 03:04:05 UTC">3 hours ago</time>`
 
     const node = await page('/-/nodes/sharp-pack')
@@ -192,21 +191,17 @@ describe('mirrored nodes and publishers', () => {
       await ensureSource(t.deps.db, id, id.startsWith('bundle:') ? 'bundle' : 'feed', now)
       await updateSource(t.deps.db, id, { last_success_at: now, upstream_instance: HOSTILE })
     }
-    const origin = (kind: 'node' | 'publisher', entity_id: string, source_id: string) => ({
-      kind,
-      entity_id,
-      source_id,
-      applied_status: '',
-      applied_owner: '',
-      synced_at: now,
-      checked_at: now,
-      host_nodes_at: null,
-    })
-    await putOrigins(t.deps.db, [
-      origin('node', 'evil-origin', sources.script),
-      origin('node', 'evil-bundle', sources.bundle),
-      origin('publisher', 'acme', sources.quote),
+    // Mirrored from these sources, as a sync records it on the rows.
+    for (const [id, source] of [
+      ['evil-origin', sources.script],
+      ['evil-bundle', sources.bundle],
     ])
+      await t.deps.db.updateTable('nodes').set({ mirror_source_id: source, mirror_status: 'active' }).where('id', '=', id!).execute()
+    await t.deps.db
+      .updateTable('publishers')
+      .set({ mirror_source_id: sources.quote, mirror_status: 'active' })
+      .where('id', '=', 'acme')
+      .execute()
     for (const path of ['/-/nodes/evil-origin', '/-/nodes/evil-bundle', '/', '/-/results', '/-/publishers/acme']) {
       const { status, html } = await page(path)
       expect({ path, status }).toEqual({ path, status: 200 })

@@ -1,7 +1,9 @@
 /** Two registries on 127.0.0.1 for mirroring tests: apps served over real HTTP, and a sync run with fast retries. */
 import type { Server } from 'bun'
 import type { RegistrySettings } from '../../src/services/deps'
+import { commitWrite } from '../../src/services/changes'
 import { createMirrorRuntime } from '../../src/services/mirror/runtime'
+import { insertRows } from '../../src/store/bulk'
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/services/mirror/sync'
 import { createUpstreamHttp, type UpstreamHttpOptions } from '../../src/upstream/http-client'
 import { makeTestApp, type TestApp } from './app'
@@ -10,6 +12,8 @@ export interface ServedApp extends TestApp {
   url: string
   /** Paths of the requests it received, in order. */
   requests: string[]
+  /** Called on each request before the app answers; a response returned answers instead (a fault). */
+  intercept?: (url: URL, req: Request) => Response | undefined
   server: Server<undefined>
   stop(): Promise<void>
 }
@@ -22,10 +26,11 @@ export async function serveTestApp(settings: Partial<RegistrySettings> = {}): Pr
   const t = await makeTestApp({ settings: { publicUrl: url, ...settings } })
   const requests: string[] = []
   handler = (req, srv) => {
-    requests.push(new URL(req.url).pathname)
-    return t.app.fetch(req, srv)
+    const at = new URL(req.url)
+    requests.push(at.pathname)
+    return served.intercept?.(at, req) ?? t.app.fetch(req, srv)
   }
-  return {
+  const served: ServedApp = {
     ...t,
     url,
     requests,
@@ -35,6 +40,44 @@ export async function serveTestApp(settings: Partial<RegistrySettings> = {}): Pr
       await t.cleanup()
     },
   }
+  return served
+}
+
+/**
+ * Adds `nodes` nodes of one publisher with `versionsEach` versions each (host node names on the latest) straight
+ * into the store, in one write that enters them in the change feed: a feed of several pages, quickly.
+ */
+export async function seedNodes(t: TestApp, nodes: number, versionsEach: number): Promise<void> {
+  const now = t.clock.now.toISOString()
+  await commitWrite(t.deps, async (w) => {
+    await insertRows(w.db, 'publishers', [{ id: 'bulk', name: 'Bulk', created_at: now, updated_at: now }])
+    w.publisher('bulk')
+    const nodeRows = []
+    const versionRows = []
+    const names = []
+    for (let n = 0; n < nodes; n++) {
+      const id = `bulk-pack-${n}`
+      const versions = Array.from({ length: versionsEach }, (_, k) => ({ id: crypto.randomUUID(), version: `1.${k}.0` }))
+      const latest = versions[versions.length - 1]!
+      nodeRows.push({
+        id,
+        normalized_id: id,
+        publisher_id: 'bulk',
+        name: `Bulk pack ${n}`,
+        latest_version_id: latest.id,
+        latest_version_status: 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      for (const v of versions) versionRows.push({ ...v, node_id: id, status: 'active', created_at: now, updated_at: now })
+      names.push({ version_id: latest.id, name: `BulkNode${n}` })
+      w.node(id)
+      for (const v of versions) w.version(v.id, id)
+    }
+    await insertRows(w.db, 'nodes', nodeRows)
+    await insertRows(w.db, 'node_versions', versionRows)
+    await insertRows(w.db, 'host_nodes', names)
+  })
 }
 
 /** Waits between retries are recorded, not slept: tests stay fast and can still check what was asked for. */

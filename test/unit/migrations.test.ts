@@ -3,7 +3,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { hashToken, UUID_PATTERN } from '../../src/domain/ids'
 import { findTokenWithUser } from '../../src/store/access-tokens'
-import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations'
+import { Kysely, SqliteDialect } from 'kysely'
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
+import { adaptBunSqlite } from '../../src/store/sqlite-adapter'
 import { openStore } from '../../src/store/db'
 import { describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
@@ -77,6 +79,43 @@ describe('schema migrations', () => {
     } finally {
       await db.destroy()
     }
+  })
+
+  test('origins recorded before schema 8 move onto their rows; origins of rows that are gone are dropped', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const sqlite = new Database(path)
+    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+    const now = '2026-01-01T00:00:00.000Z'
+    for (const step of MIGRATIONS.filter((m) => m.version <= 6)) await step.up(old, { dialect: 'sqlite', now })
+    sqlite.run('pragma user_version = 6')
+    const insert = (sql: string) => sqlite.run(sql.replaceAll('$t', now))
+    insert(`insert into mirror_sources (id, kind, created_at) values ('http://up', 'feed', '$t')`)
+    insert(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '$t', '$t'), ('local', 'Local', '$t', '$t')`)
+    insert(
+      `insert into nodes (id, normalized_id, publisher_id, name, created_at, updated_at) values ('Pack', 'pack', 'local', 'Pack', '$t', '$t')`,
+    )
+    insert(`insert into node_versions (id, node_id, version, created_at, updated_at) values ('v1', 'Pack', '1.0.0', '$t', '$t')`)
+    insert(`insert into mirror_origins (kind, entity_id, source_id, applied_status, applied_owner, synced_at, checked_at, host_nodes_at) values
+      ('publisher', 'acme', 'http://up', 'active', '', '$t', 'mark', null),
+      ('node', 'Pack', 'http://up', 'banned', 'acme', '$t', 'mark', null),
+      ('version', 'v1', 'http://up', 'active', '', '$t', '$t', '$t'),
+      ('version', 'gone', 'http://up', 'deleted', '', '$t', '$t', null)`)
+    await old.destroy()
+
+    await (await openStore(path)).destroy()
+    const db = new Database(path)
+    expect(describeSqlite(db)).toEqual(await reference())
+    const columns = 'id, mirror_source_id, mirror_status, mirror_checked_at'
+    expect(db.query(`select ${columns} from publishers order by id`).all()).toEqual([
+      { id: 'acme', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: 'mark' },
+      { id: 'local', mirror_source_id: null, mirror_status: '', mirror_checked_at: '' },
+    ])
+    expect(db.query(`select ${columns}, mirror_owner from nodes`).all()).toEqual([
+      { id: 'Pack', mirror_source_id: 'http://up', mirror_status: 'banned', mirror_checked_at: 'mark', mirror_owner: 'acme' },
+    ])
+    expect(db.query(`select ${columns}, mirror_host_nodes_at from node_versions`).all()).toEqual([
+      { id: 'v1', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: now, mirror_host_nodes_at: now },
+    ])
   })
 
   test('opening again changes nothing', async () => {

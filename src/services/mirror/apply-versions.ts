@@ -1,30 +1,44 @@
 /** The versions of a mirrored batch: rows, host node names, where their archives are upstream (and pins), gone versions, latest. */
 import type { VersionItem } from '../../domain/mirror-items'
-import { listMirrorArchives, listOrigins, putMirrorArchives } from '../../store/mirror-entities'
-import { sql } from 'kysely'
-import { insertRows } from '../../store/bulk'
+import { breathe, insertRows, selectIn, updateRows } from '../../store/bulk'
 import { isUniqueViolation } from '../../store/db'
-import { listArchives, listVersionsByIds } from '../../store/versions'
+import { listMirrorArchives, putMirrorArchives } from '../../store/mirror-entities'
+import type { ArchiveRow as StoredArchiveRow, VersionRow } from '../../store/schema'
 import { pickLatest } from '../latest'
-import { type Batch, keptStatus, originKey, recordOrigin } from './apply'
+import { type Batch, keepOrigin, keptStatus, mirrorColumns, originOf } from './apply'
 import { batches, differs, versionRow } from './rows'
 
 const sameNames = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
 
-async function siblingsOf(b: Batch, nodeIds: string[]) {
-  if (!nodeIds.length) return []
-  return b.w.db.selectFrom('node_versions').select(['id', 'node_id', 'version', 'status']).where('node_id', 'in', nodeIds).execute()
-}
+type Sibling = { id: string; node_id: string; version: string; status: VersionItem['status']; mirror_source_id: string | null }
+
+const siblingsOf = (b: Batch, nodeIds: string[]) =>
+  selectIn<Sibling>(b.w.db, 'select id, node_id, version, status, mirror_source_id from node_versions', 'node_id', nodeIds)
 
 async function currentHostNodes(b: Batch, versionIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
-  if (!versionIds.length) return out
-  for (const r of await b.w.db.selectFrom('host_nodes').select(['version_id', 'name']).where('version_id', 'in', versionIds).execute()) {
+  for (const r of await selectIn<{ version_id: string; name: string }>(
+    b.w.db,
+    'select version_id, name from host_nodes',
+    'version_id',
+    versionIds,
+  )) {
     ;(out.get(r.version_id) ?? out.set(r.version_id, []).get(r.version_id)!).push(r.name)
   }
   return out
 }
+
+/** The nodes of a batch's versions, with their latest version (and whether they are mirrored). */
+type VersionNode = {
+  id: string
+  latest_version_id: string | null
+  latest_version_status: string | null
+  latest_version: string | null
+  mirror_source_id: string | null
+}
+const NODES_OF_VERSIONS = `select nodes.id, nodes.latest_version_id, nodes.latest_version_status, nodes.mirror_source_id,
+  latest.version as latest_version from nodes left join node_versions latest on latest.id = nodes.latest_version_id`
 
 type ArchiveRow = Awaited<ReturnType<typeof listMirrorArchives>>[number]
 
@@ -51,7 +65,7 @@ function archiveChange(b: Batch, v: VersionItem, current: ArchiveRow | undefined
 
 interface Planned {
   v: VersionItem
-  row: ReturnType<typeof versionRow>
+  row: ReturnType<typeof versionRow> & Partial<ReturnType<typeof mirrorColumns>> & { mirror_host_nodes_at?: string | null }
   insert: boolean
   update: boolean
   hostNodes: boolean
@@ -95,58 +109,77 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
   const nodeIds = [...new Set([...items.map((v) => v.node_id), ...complete])]
   if (!nodeIds.length) return
   const db = b.w.db
-  const nodes = new Map(
+  // Their nodes, mirrored before or in this batch (whose rows are written by now).
+  const nodes = new Map((await selectIn<VersionNode>(db, NODES_OF_VERSIONS, 'nodes.id', nodeIds)).map((n) => [n.id, n]))
+  const current = new Map(
     (
-      await db
-        .selectFrom('nodes')
-        .leftJoin('node_versions as latest', 'latest.id', 'nodes.latest_version_id')
-        .select(['nodes.id', 'nodes.latest_version_id', 'nodes.latest_version_status', 'latest.version as latest_version'])
-        .where('nodes.id', 'in', nodeIds)
-        .execute()
-    ).map((n) => [n.id, n]),
+      await selectIn<VersionRow>(
+        db,
+        'select * from node_versions',
+        'id',
+        items.map((v) => v.id),
+      )
+    ).map((r) => [r.id, r]),
   )
-  // Mirrored nodes: recorded before, or in this batch (its origins are written at its end).
-  const nodeOrigins = new Set((await listOrigins(db, 'node', nodeIds)).map((o) => o.entity_id))
-  for (const o of b.newOrigins) if (o.kind === 'node') nodeOrigins.add(o.entity_id)
-  const ids = items.map((v) => v.id)
-  const [current, hostNodes, archives, stored] = await Promise.all([
-    listVersionsByIds(db, ids).then((rows) => new Map(rows.map((r) => [r.id, r]))),
+  // Host node names, upstream archives and stored archives belong to versions stored here: only those are read.
+  const stored = items.filter((v) => current.has(v.id))
+  const [hostNodes, archives, kept] = await Promise.all([
     currentHostNodes(
       b,
-      items.filter((v) => v.hostNodes).map((v) => v.id),
+      stored.filter((v) => v.hostNodes).map((v) => v.id),
     ),
-    listMirrorArchives(db, ids).then((rows) => new Map(rows.map((r) => [r.version_id, r]))),
+    listMirrorArchives(
+      db,
+      stored.filter((v) => v.archiveUrl).map((v) => v.id),
+    ),
     b.opts.localArchives
-      ? listArchives(db, ids).then((rows) => new Map(rows.map((r) => [r.version_id, r.sha256])))
-      : new Map<string, string>(),
+      ? selectIn<StoredArchiveRow>(
+          db,
+          'select * from archives',
+          'version_id',
+          stored.map((v) => v.id),
+        )
+      : [],
   ])
+  const archiveOf = new Map(archives.map((r) => [r.version_id, r]))
+  const pinnedHere = new Map(kept.map((r) => [r.version_id, r.sha256]))
   const plans: Planned[] = []
   for (const v of items) {
+    await breathe()
     const problem = (reason: string) => b.result.problems.push({ kind: 'version', id: v.id, reason })
     if (b.opts.skipped.nodes.has(v.node_id)) {
       problem(`its node "${v.node_id}" was skipped`)
       continue
     }
-    if (!nodes.has(v.node_id)) {
+    const node = nodes.get(v.node_id)
+    if (!node) {
       b.result.held.push(v)
       continue
     }
     const cur = current.get(v.id)
-    const origin = b.origins.get(originKey('version', v.id))
-    if (!nodeOrigins.has(v.node_id)) problem(`its node "${v.node_id}" is a local node here`)
+    const origin = originOf(cur)
+    if (node.mirror_source_id === null) problem(`its node "${v.node_id}" is a local node here`)
     else if (cur && !origin) problem('a local version has this id')
     else if (cur && cur.node_id !== v.node_id) problem(`it belongs to node "${cur.node_id}" here, not "${v.node_id}"`)
     else {
       const row = versionRow(v, keptStatus(cur, origin, v.status), b.w.now)
       const changed = !cur || differs(cur, row)
+      // When the names became known (the public pass asks for those it lacks); kept after.
+      const namesKnown = v.hostNodes !== undefined ? b.w.now : null
+      const mirror = {
+        ...mirrorColumns(b, v.status),
+        ...(!cur ? { mirror_host_nodes_at: namesKnown } : namesKnown && !cur.mirror_host_nodes_at && { mirror_host_nodes_at: namesKnown }),
+      }
       const plan: Planned = { v, row, insert: !cur, update: !!cur && changed, hostNodes: false, visible: changed }
+      if (changed) plan.row = { ...row, ...mirror }
+      else await keepOrigin(b, 'version', v.id, cur!, mirror)
       if (v.hostNodes && !sameNames(hostNodes.get(v.id) ?? [], v.hostNodes)) plan.hostNodes = plan.visible = true
-      const archive = archiveChange(b, v, archives.get(v.id))
+      const archive = archiveChange(b, v, archiveOf.get(v.id))
       plan.archive = archive.row
       plan.visible ||= archive.visible
       // Bytes carried here (an import): they become the version's archive, unless another one is pinned.
       const local = v.archiveSha256 ? b.opts.localArchives?.get(v.archiveSha256) : undefined
-      const pinned = stored.get(v.id)
+      const pinned = pinnedHere.get(v.id)
       if (local && pinned && pinned !== v.archiveSha256) {
         problem(`the archive carried here (SHA-256 ${v.archiveSha256}) is not the one pinned here (${pinned}): refused`)
       } else if (local && !pinned) {
@@ -168,13 +201,18 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
     db,
     applied.flatMap((p) => (p.archive ? [p.archive] : [])),
   )
-  const local = applied.flatMap((p) =>
-    p.local ? [{ version_id: p.v.id, sha256: p.local.sha256, size_bytes: p.local.size, format: p.local.format, created_at: b.w.now }] : [],
+  await insertRows(
+    db,
+    'archives',
+    applied.flatMap((p) =>
+      p.local
+        ? [{ version_id: p.v.id, sha256: p.local.sha256, size_bytes: p.local.size, format: p.local.format, created_at: b.w.now }]
+        : [],
+    ),
   )
-  for (const part of batches(local)) await db.insertInto('archives').values(part).execute()
   const touched = new Map<string, { id: string; version: string; status: VersionItem['status'] }[]>()
   for (const p of applied) {
-    recordOrigin(b, 'version', p.v.id, { status: p.v.status, hostNodes: p.v.hostNodes !== undefined })
+    await breathe()
     if (!p.visible) continue
     // The node's rendering changes only through its latest version (refreshLatest reports a new latest).
     b.w.version(p.v.id, p.v.node_id, { nodeUnchanged: p.v.id !== nodes.get(p.v.node_id)?.latest_version_id })
@@ -194,20 +232,15 @@ async function removeUnlisted(b: Batch, complete: ReadonlySet<string>, items: Ve
   const nodes = new Set<string>()
   if (!complete.size) return nodes
   const listed = new Set(items.map((v) => v.id))
-  const gone = (await siblingsOf(b, [...complete])).filter((s) => !listed.has(s.id) && s.status !== 'deleted')
-  if (!gone.length) return nodes
-  const mirrored = new Set(
-    (
-      await listOrigins(
-        b.w.db,
-        'version',
-        gone.map((s) => s.id),
-      )
-    ).map((o) => o.entity_id),
+  const gone = (await siblingsOf(b, [...complete])).filter(
+    (s) => !listed.has(s.id) && s.status !== 'deleted' && s.mirror_source_id !== null,
   )
-  for (const s of gone.filter((g) => mirrored.has(g.id))) {
-    await b.w.db.updateTable('node_versions').set({ status: 'deleted', updated_at: b.w.now }).where('id', '=', s.id).execute()
-    recordOrigin(b, 'version', s.id, { status: 'deleted' })
+  for (const s of gone) {
+    await b.w.db
+      .updateTable('node_versions')
+      .set({ status: 'deleted', updated_at: b.w.now, ...mirrorColumns(b, 'deleted') })
+      .where('id', '=', s.id)
+      .execute()
     b.w.version(s.id, s.node_id)
     nodes.add(s.node_id)
     b.result.changed.removed++
@@ -220,7 +253,7 @@ type LatestOf = { latest_version_id: string | null; latest_version_status: strin
 /**
  * The latest version of each node whose versions changed, by our rules. Adding versions can only move the latest
  * among the old latest and the changed ones, so only nodes whose latest itself changed (or lost versions) are read
- * whole; the new values are written in one statement per batch.
+ * whole; the new values are written in a few statements per batch.
  */
 async function refreshLatest(
   b: Batch,
@@ -236,6 +269,7 @@ async function refreshLatest(
   for (const s of await siblingsOf(b, [...new Set(recompute)])) (whole.get(s.node_id) ?? whole.set(s.node_id, []).get(s.node_id)!).push(s)
   const updates: { id: string; latest: { id: string; status: VersionItem['status'] } | undefined }[] = []
   for (const id of new Set([...changed.keys(), ...removed])) {
+    await breathe()
     const node = nodes.get(id)!
     const old = node.latest_version_id
       ? [{ id: node.latest_version_id, version: node.latest_version ?? '', status: node.latest_version_status as VersionItem['status'] }]
@@ -245,11 +279,15 @@ async function refreshLatest(
     updates.push({ id, latest })
     b.w.node(id)
   }
-  // One statement per 500 nodes: the new values joined in by id (WITH ... UPDATE ... FROM: SQLite and PostgreSQL alike).
-  for (let i = 0; i < updates.length; i += 500) {
-    const rows = updates.slice(i, i + 500).map((u) => sql`(${u.id}, ${u.latest?.id ?? null}, ${u.latest?.status ?? null})`)
-    await sql`with latest(id, version_id, status) as (values ${sql.join(rows)})
-      update nodes set latest_version_id = latest.version_id, latest_version_status = latest.status, updated_at = ${b.w.now}
-      from latest where nodes.id = latest.id`.execute(b.w.db)
-  }
+  await updateRows(
+    b.w.db,
+    'nodes',
+    'id',
+    updates.map((u) => ({
+      id: u.id,
+      latest_version_id: u.latest?.id ?? null,
+      latest_version_status: u.latest?.status ?? null,
+      updated_at: b.w.now,
+    })),
+  )
 }

@@ -5,15 +5,14 @@
  * owner changed here (moderation, a claim) stays as it was changed. Used by every sync and by import.
  */
 import type { EntityKind, ItemProblem, MirrorItem, NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-items'
+import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
-import { listOrigins, putOrigins } from '../../store/mirror-entities'
-import { insertRows } from '../../store/bulk'
-import { listPublishersByIds } from '../../store/publishers'
-import type { MirrorOriginRow, NodeRow, PublisherRow } from '../../store/schema'
+import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
+import type { NodeRow, PublisherRow } from '../../store/schema'
 import { commitWrite, type Write } from '../changes'
 import type { Deps } from '../deps'
 import { applyVersions } from './apply-versions'
-import { batches, differs, nodeRow, publisherRow } from './rows'
+import { differs, nodeRow, publisherRow } from './rows'
 
 export interface ApplyOptions {
   sourceId: string
@@ -41,70 +40,102 @@ export interface Batch {
   w: Write
   opts: ApplyOptions
   result: ApplyResult
-  origins: Map<string, MirrorOriginRow>
-  /** Origin rows to write at the end: every entity applied, unchanged ones too (a full pass sees them so). */
-  newOrigins: MirrorOriginRow[]
+  /** Entities whose row is as the upstream says but whose full-pass mark is not this pass's: stamped at the end. */
+  seen: Record<EntityKind, string[]>
 }
 
-export const originKey = (kind: EntityKind, id: string) => `${kind}:${id}`
+/** The mirror columns an applied entity gets: this source, the upstream's status (and owner), seen now. */
+export function mirrorColumns(b: Batch, status: string, owner?: string) {
+  return {
+    mirror_source_id: b.opts.sourceId,
+    mirror_status: status,
+    mirror_checked_at: b.opts.passMark ?? b.w.now,
+    ...(owner !== undefined && { mirror_owner: owner }),
+  }
+}
 
-export function recordOrigin(b: Batch, kind: EntityKind, id: string, applied: { status: string; owner?: string; hostNodes?: boolean }) {
-  b.newOrigins.push({
-    kind,
-    entity_id: id,
-    source_id: b.opts.sourceId,
-    applied_status: applied.status,
-    applied_owner: applied.owner ?? '',
-    synced_at: b.w.now,
-    checked_at: b.opts.passMark ?? b.w.now,
-    host_nodes_at: applied.hostNodes ? b.w.now : null,
-  })
+/** The origin of a stored row: undefined for a local entity (or none). */
+export const originOf = <R extends MirrorColumnValues>(row: R | undefined): R | undefined =>
+  row && row.mirror_source_id !== null ? row : undefined
+
+/**
+ * For a row the upstream leaves as it is: writes its mirror columns if they change (another source, status or
+ * owner), or stamps it as seen by the full pass under way.
+ */
+export async function keepOrigin(
+  b: Batch,
+  kind: EntityKind,
+  id: string,
+  current: MirrorColumnValues,
+  next: ReturnType<typeof mirrorColumns> & { mirror_host_nodes_at?: string | null },
+): Promise<void> {
+  const moved = (Object.keys(next) as (keyof typeof next)[]).some((k) => k !== 'mirror_checked_at' && current[k] !== next[k])
+  if (moved) await b.w.db.updateTable(ENTITY_TABLE[kind]).set(next).where('id', '=', id).execute()
+  else if (b.opts.passMark && current.mirror_checked_at !== b.opts.passMark) b.seen[kind].push(id)
 }
 
 /** Status to write: the upstream's, unless the row was changed here since the last sync (local moderation stays). */
-export function keptStatus<S extends string>(current: { status: S } | undefined, origin: MirrorOriginRow | undefined, upstream: S): S {
-  return current && origin && current.status !== origin.applied_status ? current.status : upstream
+export function keptStatus<S extends string>(current: { status: S } | undefined, origin: MirrorColumnValues | undefined, upstream: S): S {
+  return current && origin && current.status !== origin.mirror_status ? current.status : upstream
 }
 
 const lastById = <T extends { id: string }>(xs: T[]) => [...new Map(xs.map((x) => [x.id, x])).values()]
 
-async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: PublisherItem[]): Promise<Map<string, PublisherRow>> {
-  const ids = [...new Set([...explicit, ...embedded].map((p) => p.id))]
-  const current = new Map((await listPublishersByIds(b.w.db, ids)).map((p) => [p.id, p]))
+/** Applies publishers; returns the ids of the publishers there are now (for the nodes that name them). */
+async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: PublisherItem[], named: string[]): Promise<Set<string>> {
+  const ids = [...explicit, ...embedded].map((p) => p.id).concat(named)
+  const current = new Map((await selectIn<PublisherRow>(b.w.db, 'select * from publishers', 'id', ids)).map((p) => [p.id, p]))
+  const there = new Set(current.keys())
   const explicitIds = new Set(explicit.map((p) => p.id))
   // An embedded publisher only fills a gap: its own entry, when it comes, is as current.
   const items = [...explicit, ...embedded.filter((p) => !explicitIds.has(p.id) && !current.has(p.id))]
   const inserts = []
   for (const p of lastById(items)) {
+    await breathe()
     const cur = current.get(p.id)
-    const origin = b.origins.get(originKey('publisher', p.id))
+    const origin = originOf(cur)
     if (cur && !origin) {
       b.opts.skipped.publishers.add(p.id)
       b.result.problems.push({ kind: 'publisher', id: p.id, reason: 'a local publisher has this id; the upstream one is not mirrored' })
       continue
     }
     const row = publisherRow(p, keptStatus(cur, origin, p.status), b.w.now)
-    recordOrigin(b, 'publisher', p.id, { status: p.status })
-    if (cur && !differs(cur, row)) continue
-    if (cur) await b.w.db.updateTable('publishers').set(row).where('id', '=', p.id).execute()
-    else inserts.push(row)
+    const mirror = mirrorColumns(b, p.status)
+    if (cur && !differs(cur, row)) {
+      await keepOrigin(b, 'publisher', p.id, cur, mirror)
+      continue
+    }
+    if (cur)
+      await b.w.db
+        .updateTable('publishers')
+        .set({ ...row, ...mirror })
+        .where('id', '=', p.id)
+        .execute()
+    else inserts.push({ ...row, ...mirror })
+    there.add(p.id)
     b.w.publisher(p.id)
     b.result.changed.publishers++
   }
-  for (const part of batches(inserts)) await b.w.db.insertInto('publishers').values(part).execute()
-  return new Map((await listPublishersByIds(b.w.db, ids)).map((p) => [p.id, p]))
+  await insertRows(b.w.db, 'publishers', inserts)
+  return there
 }
 
-async function applyNodes(b: Batch, items: NodeItem[], publishers: Map<string, PublisherRow>): Promise<void> {
-  const lower = items.map((n) => n.id.toLowerCase())
-  const current = new Map<string, NodeRow>()
-  if (lower.length)
-    for (const n of await b.w.db.selectFrom('nodes').selectAll().where('normalized_id', 'in', lower).execute())
-      current.set(n.normalized_id, n)
+async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>): Promise<void> {
+  const current = new Map(
+    (
+      await selectIn<NodeRow>(
+        b.w.db,
+        'select * from nodes',
+        'normalized_id',
+        items.map((n) => n.id.toLowerCase()),
+      )
+    ).map((n) => [n.normalized_id, n]),
+  )
   const inserts = []
   for (const n of lastById(items)) {
+    await breathe()
     const cur = current.get(n.id.toLowerCase())
-    const origin = b.origins.get(originKey('node', n.id))
+    const origin = originOf(cur)
     const skip = (reason: string) => {
       b.opts.skipped.nodes.add(n.id)
       b.result.problems.push({ kind: 'node', id: n.id, reason })
@@ -115,12 +146,20 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Map<string, P
     else if (!publishers.has(n.publisher_id)) skip(`its publisher "${n.publisher_id}" is not known`)
     else {
       // A claim here moved the node to a local publisher: the owner stays as claimed.
-      const owner = cur && origin && cur.publisher_id !== origin.applied_owner ? cur.publisher_id : n.publisher_id
+      const owner = cur && origin && cur.publisher_id !== origin.mirror_owner ? cur.publisher_id : n.publisher_id
       const row = nodeRow(n, owner, keptStatus(cur, origin, n.status), b.w.now)
-      recordOrigin(b, 'node', n.id, { status: n.status, owner: n.publisher_id })
-      if (cur && !differs(cur, row)) continue
-      if (cur) await b.w.db.updateTable('nodes').set(row).where('id', '=', n.id).execute()
-      else inserts.push(row)
+      const mirror = mirrorColumns(b, n.status, n.publisher_id)
+      if (cur && !differs(cur, row)) {
+        await keepOrigin(b, 'node', n.id, cur, mirror)
+        continue
+      }
+      if (cur)
+        await b.w.db
+          .updateTable('nodes')
+          .set({ ...row, ...mirror })
+          .where('id', '=', n.id)
+          .execute()
+      else inserts.push({ ...row, ...mirror })
       b.w.node(n.id)
       b.result.changed.nodes++
     }
@@ -128,36 +167,50 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Map<string, P
   await insertRows(b.w.db, 'nodes', inserts)
 }
 
+type TombstoneRow = MirrorColumnValues & { id: string; status: string; node_id?: string }
+
 async function applyTombstones(b: Batch, tombstones: { kind: EntityKind; id: string }[]): Promise<void> {
+  const rows = new Map<string, TombstoneRow>()
+  for (const kind of ['publisher', 'node', 'version'] as const) {
+    const ids = tombstones.filter((t) => t.kind === kind).map((t) => t.id)
+    for (const r of await selectIn<TombstoneRow>(b.w.db, `select * from ${ENTITY_TABLE[kind]}`, 'id', ids)) rows.set(`${kind}:${r.id}`, r)
+  }
   for (const t of tombstones) {
-    const origin = b.origins.get(originKey(t.kind, t.id))
-    if (!origin) continue // never mirrored here (or local): nothing to remove
-    recordOrigin(b, t.kind, t.id, { status: 'deleted', owner: origin.applied_owner })
+    await breathe()
+    const row = originOf(rows.get(`${t.kind}:${t.id}`))
+    if (!row) continue // never mirrored here (or local): nothing to remove
+    const mirror = mirrorColumns(b, 'deleted', t.kind === 'node' ? row.mirror_owner : undefined)
     if (t.kind === 'publisher') {
       // Publishers have no deleted state: one that nodes still name is banned, any other removed.
       const used = await b.w.db.selectFrom('nodes').select('id').where('publisher_id', '=', t.id).executeTakeFirst()
-      const done = used
-        ? await b.w.db
-            .updateTable('publishers')
-            .set({ status: 'banned', updated_at: b.w.now })
-            .where('id', '=', t.id)
-            .where('status', '!=', 'banned')
-            .executeTakeFirst()
-        : await b.w.db.deleteFrom('publishers').where('id', '=', t.id).executeTakeFirst()
-      if (Number('numUpdatedRows' in done ? done.numUpdatedRows : done.numDeletedRows) === 0) continue
+      if (!used) await b.w.db.deleteFrom('publishers').where('id', '=', t.id).execute()
+      else if (row.status !== 'banned')
+        await b.w.db
+          .updateTable('publishers')
+          .set({ status: 'banned', updated_at: b.w.now, ...mirror })
+          .where('id', '=', t.id)
+          .execute()
+      else {
+        await keepOrigin(b, t.kind, t.id, row, mirror)
+        continue
+      }
       b.w.publisher(t.id)
     } else {
-      const table = t.kind === 'node' ? 'nodes' : 'node_versions'
-      const row = await b.w.db.selectFrom(table).select(['status']).where('id', '=', t.id).executeTakeFirst()
-      if (!row || row.status === 'deleted') continue
-      await b.w.db.updateTable(table).set({ status: 'deleted', updated_at: b.w.now }).where('id', '=', t.id).execute()
-      if (t.kind === 'node') b.w.node(t.id)
-      else {
-        const v = await b.w.db.selectFrom('node_versions').select('node_id').where('id', '=', t.id).executeTakeFirstOrThrow()
-        b.w.version(t.id, v.node_id)
+      const table = ENTITY_TABLE[t.kind]
+      if (row.status === 'deleted') {
+        await keepOrigin(b, t.kind, t.id, row, mirror)
+        continue
       }
+      await b.w.db
+        .updateTable(table)
+        .set({ status: 'deleted', updated_at: b.w.now, ...mirror })
+        .where('id', '=', t.id)
+        .execute()
+      if (t.kind === 'node') b.w.node(t.id)
+      else b.w.version(t.id, row.node_id!)
     }
     b.result.changed.removed++
+    rows.delete(`${t.kind}:${t.id}`) // a repeated tombstone finds it removed
   }
 }
 
@@ -177,20 +230,17 @@ export async function applyItems(deps: Deps, items: readonly MirrorItem[], opts:
     } else versions.push(item.data)
   }
   await commitWrite(deps, async (w) => {
-    const keys: { kind: EntityKind; ids: string[] }[] = [
-      { kind: 'publisher', ids: [...explicit, ...embedded].map((p) => p.id) },
-      { kind: 'node', ids: nodes.map((n) => n.id) },
-      { kind: 'version', ids: versions.map((v) => v.id) },
-    ]
-    for (const t of tombstones) keys.find((k) => k.kind === t.kind)!.ids.push(t.id)
-    const origins = new Map<string, MirrorOriginRow>()
-    for (const k of keys) for (const o of await listOrigins(w.db, k.kind, k.ids)) origins.set(originKey(o.kind, o.entity_id), o)
-    const b: Batch = { w, opts, result, origins, newOrigins: [] }
-    const publishers = await applyPublishers(b, explicit, embedded)
+    const b: Batch = { w, opts, result, seen: { publisher: [], node: [], version: [] } }
+    const publishers = await applyPublishers(
+      b,
+      explicit,
+      embedded,
+      nodes.map((n) => n.publisher_id),
+    )
     await applyNodes(b, nodes, publishers)
     await applyVersions(b, versions)
     await applyTombstones(b, tombstones)
-    await putOrigins(w.db, b.newOrigins)
+    for (const kind of ['publisher', 'node', 'version'] as const) await touchOrigins(w.db, kind, b.seen[kind], opts.passMark!)
     await opts.finish?.(w.db, result)
   })
   return result

@@ -22,9 +22,10 @@ import { FEED_MAX_LIMIT, FeedEnvelopeSchema } from '../../domain/feed'
 import { feedPosition } from '../../store/changes'
 import { ensureSource, findSource, updateSource } from '../../store/mirror-sources'
 import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
+import { readAhead } from '../../upstream/feed-reader'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
-import { followPages } from './feed-pass'
+import { AHEAD, followPages } from './feed-pass'
 import type { RunContext, SyncProgress, SyncSummary } from './sync'
 
 export class BundleError extends Error {
@@ -265,11 +266,16 @@ export async function importBundle(
     progress: (p: Partial<SyncProgress>) => opts.onProgress?.((state = { ...state, ...p })),
     checkpoint: () => {},
   } as RunContext
-  const reader = pages(open, manifest, timestamp(deps))
+  const rows = pages(open, manifest, timestamp(deps))
   const next = async () =>
-    (await reader.next()).value ?? { instance: manifest.instance, next: manifest.until, head: manifest.until, items: [], problems: [] }
-  await followPages(ctx, await next(), next, { full: manifest.since === 0, startSerial: manifest.since, localArchives })
-  await reader.return(undefined)
+    (await rows.next()).value ?? { instance: manifest.instance, next: manifest.until, head: manifest.until, items: [], problems: [] }
+  const reader = readAhead(await next(), next, AHEAD)
+  try {
+    await followPages(ctx, reader, { full: manifest.since === 0, startSerial: manifest.since, head: manifest.until, localArchives })
+  } finally {
+    reader.close()
+  }
+  await rows.return(undefined)
   await updateSource(deps.db, id, { cursor_serial: manifest.until, last_success_at: timestamp(deps), last_error: '' })
   summary.complete = true
   summary.seconds = (performance.now() - started) / 1000

@@ -2,13 +2,15 @@
  * Following another registry-mirror's change feed from the stored serial: exact and incremental, tombstones
  * included. A new instance id (the upstream was reset) or a feed behind our cursor means a full pass: everything
  * from serial 0, then what it no longer has is removed. Each batch commits with its cursor, so a killed run
- * resumes where it stopped; the next page is fetched while the current one is applied.
+ * resumes where it stopped; the next pages are read while the current ones are applied.
  */
 import type { EntityKind, MirrorItem, VersionItem } from '../../domain/mirror-items'
 import type { Store } from '../../store/db'
+import { breathe } from '../../store/bulk'
 import { listUnseen, touchOrigins } from '../../store/mirror-entities'
 import { updateSource } from '../../store/mirror-sources'
-import { fetchFeedPage, type FeedPageItems } from '../../upstream/feed-client'
+import { fetchFeedPage } from '../../upstream/feed-client'
+import { readFeed, type FeedReader } from '../../upstream/feed-reader'
 import { timestamp, type Deps } from '../deps'
 import { applyItems, type ApplyOptions } from './apply'
 import { addProblems, type RunContext } from './sync'
@@ -24,41 +26,54 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
   if (full && source.cursor_serial !== 0) page = await fetchPage(0)
   summary.full = full
-  await followPages(ctx, page, fetchPage, { full, startSerial: full ? 0 : source.cursor_serial })
+  const reader = readFeed(opts.http, opts.from, page, { ahead: AHEAD, now: () => timestamp(deps) })
+  try {
+    await followPages(ctx, reader, { full, startSerial: full ? 0 : source.cursor_serial, head: page.head })
+  } finally {
+    reader.close()
+  }
 }
 
 /**
- * Applies feed pages in order, from `first` until the head (fetching the next page while applying one), each
+ * Applies the reader's pages in order until the head (the next ones are read while these are applied), each
  * batch committed with the source's cursor. A full pass then removes what it did not see. Also used by import,
  * whose pages are the bundle's rows.
  */
 export async function followPages(
   ctx: RunContext,
-  first: FeedPageItems,
-  nextPage: (since: number) => Promise<FeedPageItems>,
-  opts: { full: boolean; startSerial: number; localArchives?: ApplyOptions['localArchives'] },
+  pages: FeedReader,
+  opts: { full: boolean; startSerial: number; head: number; localArchives?: ApplyOptions['localArchives'] },
 ): Promise<void> {
   const { deps, source, summary } = ctx
-  let page = first
   const full = opts.full
   const passMark = full ? newPassMark(deps) : undefined
   const startSerial = opts.startSerial
-  ctx.progress({ phase: 'metadata', done: 0, total: Math.max(0, page.head - startSerial) })
+  ctx.progress({ phase: 'metadata', done: 0, total: Math.max(0, opts.head - startSerial) })
 
   /** Versions waiting for their node, with their serials: the cursor never passes the oldest. */
   let held: { serial: number; item: VersionItem }[] = []
   /** Nodes the feed says are gone: their versions (listed before the tombstone) have nothing to attach to. */
   const gone = new Set<string>()
-  const pages = prefetch(page, nextPage)
+  let cursor = startSerial
+  /** The upstream's newest serial, as its last page said. */
+  let head = opts.head
+  /** Items applied so far: the first batches are smaller, so that applying starts as soon as there is something. */
+  let applied = 0
   for (;;) {
     ctx.checkpoint()
-    // As many pages as have arrived (at least one), up to a batch: the next ones download while this one applies.
-    const batch = await pages.take(APPLY_BATCH)
+    // The pages that have arrived, up to a batch: the next ones are read while these are applied. When less than a
+    // batch is left before the head, waiting for a batch would be waiting for the last page and applying all of it
+    // after that: half of what is left is waited for instead, so that the last batches shrink.
+    const left = head - cursor
+    const min = left < MIN_BATCH ? Math.max(1, Math.ceil(left / 2)) : Math.min(MIN_BATCH, applied + 1)
+    const batch = await pages.take(min, MAX_BATCH)
     if (!batch.length) break
-    page = batch[batch.length - 1]!
+    const page = batch[batch.length - 1]!
+    head = page.head
     const serialOf = new Map<VersionItem, number>(held.map((h) => [h.item, h.serial]))
     const items: MirrorItem[] = held.map((h) => ({ kind: 'version', data: h.item }))
     for (const p of batch) {
+      await breathe()
       addProblems(ctx, p.problems)
       for (const { item } of p.items) if ('tombstone' in item && item.kind === 'node') gone.add(item.id)
       for (const { serial, item } of p.items) {
@@ -88,68 +103,35 @@ export async function followPages(
     addProblems(ctx, result.problems)
     for (const k of ['publishers', 'nodes', 'versions', 'removed'] as const) summary.changed[k] += result.changed[k]
     ctx.progress({ done: Math.max(0, pageEnd - startSerial) })
+    cursor = pageEnd
+    applied += items.length
   }
   // Versions whose node never came: it was removed upstream, or skipped.
   addProblems(
     ctx,
     held.map((h) => ({ kind: 'version' as const, id: h.item.id, reason: `its node "${h.item.node_id}" is not in the upstream's feed` })),
   )
-  if (held.length) await updateSource(deps.db, source.id, { cursor_serial: page.next })
+  if (held.length) await updateSource(deps.db, source.id, { cursor_serial: cursor })
   if (passMark) await removeUnseen(ctx, passMark)
   await updateSource(deps.db, source.id, { runs_since_full: full ? 0 : source.runs_since_full + 1 })
 }
 
-/** Items applied in one transaction at most (several feed pages, when they have arrived). */
-const APPLY_BATCH = 5000
-/** Pages fetched ahead of the one being applied, at most. */
-const AHEAD = 8
+/**
+ * Items applied in one transaction (whole feed pages): MIN_BATCH while more are coming (fewer until as many were
+ * applied, so that applying starts at once), since each batch reads and rewrites the nodes whose versions it
+ * adds, and each commit every page of the store it touched: a first sync of 52,000 versions took 10% less CPU in
+ * batches of 16,000 than of 8,000. At most MAX_BATCH, since a serving registry's writes wait for the transaction.
+ */
+const MIN_BATCH = 16_000
+const MAX_BATCH = 16_000
+/** Pages read ahead of the ones being applied, at most. */
+export const AHEAD = 16
 
-/** Fetches pages one after another ahead of their use, keeping at most AHEAD of them. */
-function prefetch(first: FeedPageItems, nextPage: (since: number) => Promise<FeedPageItems>) {
-  const ready: FeedPageItems[] = [first]
-  let failure: unknown
-  let done = !(first.next < first.head && first.items.length + first.problems.length > 0)
-  let wake: (() => void) | undefined
-  let room: (() => void) | undefined
-  void (async () => {
-    let last = first
-    while (!done) {
-      if (ready.length >= AHEAD) await new Promise<void>((r) => (room = r))
-      try {
-        last = await nextPage(last.next)
-      } catch (err) {
-        failure = err
-        done = true
-        break
-      }
-      ready.push(last)
-      done = !(last.next < last.head && last.items.length + last.problems.length > 0)
-      wake?.()
-    }
-    wake?.()
-  })()
-  return {
-    /** The pages that have arrived (waiting for one if none has), up to about `items` items; [] at the end. */
-    async take(items: number): Promise<FeedPageItems[]> {
-      // Wait for a full batch while more is coming: fewer, larger transactions write each page of the store once.
-      while (!done && ready.reduce((n, p) => n + p.items.length, 0) < items && ready.length < AHEAD)
-        await new Promise<void>((r) => (wake = r))
-      if (!ready.length && failure) throw failure
-      const out: FeedPageItems[] = []
-      let count = 0
-      while (ready.length && (out.length === 0 || count + ready[0]!.items.length <= items)) {
-        const p = ready.shift()!
-        count += p.items.length
-        out.push(p)
-      }
-      room?.()
-      return out
-    },
-  }
-}
-
-/** A full pass's own mark: its start time, made unique (two passes may start within one millisecond). */
-export const newPassMark = (deps: Deps) => `${timestamp(deps)} ${crypto.randomUUID()}`
+/**
+ * A full pass's own mark: its start time, made unique (two passes may start within one millisecond) by 32
+ * random bits. Short: every mirrored row holds the mark of the last full pass that saw it.
+ */
+export const newPassMark = (deps: Deps) => `${timestamp(deps)} ${crypto.randomUUID().slice(0, 8)}`
 
 /** After a full pass: what this source mirrored here and the pass did not see is gone upstream. */
 export async function removeUnseen(

@@ -22,8 +22,6 @@ export interface Upstream {
 
 export interface Provenance {
   upstream: Upstream
-  /** When this entity was last written from the upstream. */
-  syncedAt: string
 }
 
 /** The followed upstream's state; `stale` until the freshness snapshot knows it (no sync has recorded it yet). */
@@ -56,7 +54,7 @@ export async function describeOrigins(
       }
       upstreams.set(row.id, upstream)
     }
-    out.set(row.entity_id, { upstream, syncedAt: row.synced_at })
+    out.set(row.entity_id, { upstream })
   }
   return out
 }

@@ -6,7 +6,7 @@
  * resumes without reading again the nodes it already did.
  */
 import type { MirrorItem, VersionItem } from '../../domain/mirror-items'
-import { listUnseen, listOrigins, touchOrigins } from '../../store/mirror-entities'
+import { findOrigin, listNodesChecked, listUnseen, touchOrigins } from '../../store/mirror-entities'
 import { updateSource } from '../../store/mirror-sources'
 import { fetchHostNodeNames, fetchNodePage, fetchVersions, nodeState, type PublicNode } from '../../upstream/public-registry'
 import { timestamp } from '../deps'
@@ -28,7 +28,7 @@ async function readVersions(ctx: RunContext, nodes: PublicNode[], passMark: stri
   const { deps, opts } = ctx
   const db = deps.db
   const ids = nodes.map((n) => n.node.id)
-  const checked = new Map((await listOrigins(db, 'node', ids)).map((o) => [o.entity_id, o.checked_at]))
+  const checked = await listNodesChecked(db, ids)
   const latestIds = nodes.flatMap((n) => (n.latest ? [n.latest.id] : []))
   const known = new Map(
     latestIds.length
@@ -49,8 +49,8 @@ async function readVersions(ctx: RunContext, nodes: PublicNode[], passMark: stri
       addProblems(ctx, read.problems)
       const latest = pickLatest(read.versions.filter((v) => v.status === 'active'))
       if (latest) {
-        const origin = (await listOrigins(db, 'version', [latest.id]))[0]
-        if (!origin?.host_nodes_at) latest.hostNodes = await fetchHostNodeNames(opts.http, opts.from, entry.node.id, latest.version)
+        const origin = await findOrigin(db, 'version', latest.id)
+        if (!origin?.mirror_host_nodes_at) latest.hostNodes = await fetchHostNodeNames(opts.http, opts.from, entry.node.id, latest.version)
       }
       return { entry, versions: read.versions }
     }),

@@ -4,6 +4,9 @@ import type { NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-i
 import { platformKeys, repositoryKey } from '../../domain/platform'
 import type { NodeTable, NodeVersionTable, PublisherTable } from '../../store/schema'
 
+/** A list as stored (JSON); most lists are empty. */
+const list = (xs: readonly string[]) => (xs.length ? JSON.stringify(xs) : '[]')
+
 export function publisherRow(p: PublisherItem, status: PublisherItem['status'], now: string): Insertable<PublisherTable> {
   return {
     id: p.id,
@@ -34,15 +37,15 @@ export function nodeRow(n: NodeItem, owner: string, status: NodeItem['status'], 
     repository: n.repository,
     repository_key: repositoryKey(n.repository),
     category: n.category,
-    tags_json: JSON.stringify(n.tags),
-    tags_admin_json: JSON.stringify(n.tags_admin),
-    supported_os_json: JSON.stringify(n.supported_os),
-    supported_accelerators_json: JSON.stringify(n.supported_accelerators),
+    tags_json: list(n.tags),
+    tags_admin_json: list(n.tags_admin),
+    supported_os_json: list(n.supported_os),
+    supported_accelerators_json: list(n.supported_accelerators),
     os_keys: platformKeys(n.supported_os),
     accelerator_keys: platformKeys(n.supported_accelerators),
     supported_hostui_version: n.supported_hostui_version,
     supported_hostui_frontend_version: n.supported_hostui_frontend_version,
-    preempted_host_node_names_json: JSON.stringify(n.preempted_host_node_names),
+    preempted_host_node_names_json: list(n.preempted_host_node_names),
     translations_json: JSON.stringify(n.translations),
     repohost_stars: n.repohost_stars,
     search_ranking: n.search_ranking,
@@ -61,17 +64,17 @@ export function versionRow(v: VersionItem, status: VersionItem['status'], now: s
     node_id: v.node_id,
     version: v.version,
     changelog: v.changelog,
-    dependencies_json: JSON.stringify(v.dependencies),
+    dependencies_json: list(v.dependencies),
     deprecated: v.deprecated ? 1 : 0,
     status,
     status_reason: v.status_reason,
     host_node_extract_status: v.host_node_extract_status,
-    supported_os_json: JSON.stringify(v.supported_os),
-    supported_accelerators_json: JSON.stringify(v.supported_accelerators),
+    supported_os_json: list(v.supported_os),
+    supported_accelerators_json: list(v.supported_accelerators),
     supported_hostui_version: v.supported_hostui_version,
     supported_hostui_frontend_version: v.supported_hostui_frontend_version,
-    tags_json: JSON.stringify(v.tags),
-    tags_admin_json: JSON.stringify(v.tags_admin),
+    tags_json: list(v.tags),
+    tags_admin_json: list(v.tags_admin),
     created_at: v.created_at,
     updated_at: now,
   } satisfies Insertable<NodeVersionTable>

@@ -6,6 +6,7 @@ import * as tokenIds from './004-token-ids'
 import * as moderation from './005-moderation'
 import * as mirror from './006-mirror'
 import * as sharedState from './007-shared-state'
+import * as mirrorOriginColumns from './008-mirror-origin-columns'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'publisher bans and deleted publishers', up: moderation.up },
   { version: 6, name: 'mirroring: sources, origins, upstream archives', up: mirror.up },
   { version: 7, name: 'shared secrets and rate limits (several instances)', up: sharedState.up },
+  { version: 8, name: 'mirror origins on the entity rows', up: mirrorOriginColumns.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
