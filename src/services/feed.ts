@@ -5,11 +5,11 @@
 import type { FeedChange, FeedPage } from '../domain/feed'
 import { feedPosition, listChanges } from '../store/changes'
 import type { Store } from '../store/db'
-import { listAvailableArchives, listMirrorArchives } from '../store/mirror-entities'
+import { listMirrorArchives } from '../store/mirror-entities'
 import { listNodesByIds } from '../store/nodes'
 import { listPublishersByIds } from '../store/publishers'
 import type { ChangeRow } from '../store/schema'
-import { listArchives, listVersionsByIds } from '../store/versions'
+import { availableArchiveIds, listArchives, listVersionsByIds } from '../store/versions'
 import type { Deps } from './deps'
 import { renderNodes, renderPublishers, versionJson } from './views'
 
@@ -47,7 +47,7 @@ async function versionChanges(db: Store, ids: string[], publicUrl: string): Prom
   const versionIds = rows.map((v) => v.id)
   const [nodes, available, stored, pinned, hostNodes] = await Promise.all([
     listNodesByIds(db, [...new Set(rows.map((v) => v.node_id))]),
-    listAvailableArchives(db, versionIds),
+    availableArchiveIds(db, versionIds),
     listArchives(db, versionIds),
     listMirrorArchives(db, versionIds),
     hostNodesOf(db, versionIds),

@@ -110,26 +110,3 @@ export async function putMirrorArchives(db: Store, rows: readonly MirrorArchiveR
 export async function setArchiveProblem(db: Store, versionId: string, problem: string, at: string | null): Promise<void> {
   await db.updateTable('mirror_archives').set({ problem, problem_at: at }).where('version_id', '=', versionId).execute()
 }
-
-/**
- * Which of these versions have an archive here: stored, or known upstream and fetched on first download
- * (a source mirrored with archives) unless its bytes were refused.
- */
-export async function listAvailableArchives(db: Store, versionIds: readonly string[]): Promise<Set<string>> {
-  const out = new Set<string>()
-  for (const part of chunks(versionIds, 5000)) {
-    if (!part.length) continue
-    const stored = await db.selectFrom('archives').select('version_id').where('version_id', 'in', part).execute()
-    for (const r of stored) out.add(r.version_id)
-    const fetchable = await db
-      .selectFrom('mirror_archives')
-      .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-      .select('mirror_archives.version_id')
-      .where('mirror_archives.version_id', 'in', part)
-      .where('mirror_sources.archives', '!=', 'none')
-      .where('mirror_archives.problem', '=', '')
-      .execute()
-    for (const r of fetchable) out.add(r.version_id)
-  }
-  return out
-}

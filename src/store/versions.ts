@@ -40,8 +40,8 @@ export function listVersionsByIds(db: Store, ids: readonly string[]): Promise<Ve
 
 /**
  * Which of these versions have an archive here: stored, or known upstream and fetched on first download (a source
- * mirrored with archives) unless its bytes were refused. The rule of listAvailableArchives (mirror-entities.ts), in
- * one prepared statement for the read paths (a page of nodes, an install).
+ * mirrored with archives) unless its bytes were refused. One prepared statement for every path that asks (a page of
+ * nodes, an install, the change feed).
  */
 const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids) =>
   db
