@@ -106,7 +106,7 @@ async function seed(url: string) {
   await publish('xss-pack', '1.0.0', { name: HOSTILE_NAME, description: HOSTILE_DESCRIPTION }, ['Harmless'])
   await fetch(`${url}/nodes/blur-pack/install`) // one download
   // Counts are flushed to the store at most a second later: the pages (and screenshots) show it once it is there.
-  for (let tries = 0; (await (await fetch(`${url}/nodes/blur-pack`)).json()).downloads !== 1; tries++) {
+  for (let tries = 0; ((await (await fetch(`${url}/nodes/blur-pack`)).json()) as { downloads: number }).downloads !== 1; tries++) {
     if (tries > 100) throw new Error('the download count was not flushed within 5 s')
     await Bun.sleep(50)
   }
