@@ -11,17 +11,12 @@ import type { Env } from './identity'
 import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
 import { parseStatuses } from './status-names'
-import { q } from './validate'
+import { q, SEARCH_FILTERS } from './validate'
 
 const FILTERS = {
   page: q.int(1, 1),
   limit: q.int(1, 10),
-  search: q.text,
-  repository_url_search: q.text,
-  host_node_search: q.text,
-  comfy_node_search: q.text,
-  supported_os: q.text,
-  supported_accelerator: q.text,
+  ...SEARCH_FILTERS,
   include_banned: q.bool,
 }
 

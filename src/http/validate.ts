@@ -94,3 +94,13 @@ export const q = {
     ),
   ),
 }
+
+/** The filters of `GET /nodes/search`: the API and the web search page take the same ones. */
+export const SEARCH_FILTERS = {
+  search: q.text,
+  repository_url_search: q.text,
+  host_node_search: q.text,
+  comfy_node_search: q.text,
+  supported_os: q.text,
+  supported_accelerator: q.text,
+}

@@ -2,7 +2,7 @@
 import type { Context } from 'hono'
 import * as v from 'valibot'
 import type { NodePage } from '../domain/wire'
-import { q, queryParams } from '../http/validate'
+import { q, queryParams, SEARCH_FILTERS } from '../http/validate'
 import type { Deps } from '../services/deps'
 import { findNodes } from '../services/node-lists'
 import { count, plural } from './format'
@@ -13,12 +13,7 @@ import { loadOrigins, type Origins } from './origin'
 const MAX_PAGE_SIZE = 100
 
 const SearchParams = v.object({
-  search: q.text,
-  repository_url_search: q.text,
-  host_node_search: q.text,
-  comfy_node_search: q.text,
-  supported_os: q.text,
-  supported_accelerator: q.text,
+  ...SEARCH_FILTERS,
   page: q.int(1, 1),
   limit: q.int(1, DEFAULT_PAGE_SIZE),
 })

@@ -5,21 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { BIN, ensureBinary } from '../support/binary'
 import { makeZip, samplePack } from '../support/archives'
 
-const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 const root = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-mirror-'))
 const dir = (name: string) => join(root, name)
 
 beforeAll(async () => {
-  if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
-  })
-  if (build.exitCode !== 0) throw new Error('build failed')
+  await ensureBinary()
 })
 /** Servers a failed test did not stop are stopped here, so none outlives the run. */
 const running = new Set<ReturnType<typeof Bun.spawn>>()

@@ -6,25 +6,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { BIN, ensureBinary } from '../support/binary'
 import { backendEnv } from '../support/backends'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
 import { PNG, startFakeProvider, VIDEO_BYTES, type FakeProvider } from '../support/video-provider'
 
-const BIN = process.env.REGISTRY_MIRROR_BIN ?? resolve('dist/registry-mirror')
 const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-video-'))
 const data = join(dir, 'data')
 let provider: FakeProvider
 
 beforeAll(async () => {
   provider = await startFakeProvider()
-  if (process.env.REGISTRY_MIRROR_BIN) return
-  const build = Bun.spawnSync(['bun', 'scripts/build.ts'], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    env: { ...process.env, PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}` },
-  })
-  if (build.exitCode !== 0) throw new Error('build failed')
+  await ensureBinary()
 })
 afterAll(async () => {
   await provider.stop()
