@@ -1,6 +1,7 @@
 /** Keyword relevance with MiniSearch: which fields are searched, how text is cut into terms, how queries expand. */
 import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
+import { KeywordScorer } from './keyword-scorer'
 import { compactPostings } from './postings'
 
 interface KeywordDoc {
@@ -41,12 +42,17 @@ function processTerm(term: string): string | null {
   return STOP_WORDS.has(lower) ? null : lower
 }
 
+const FIELDS = ['title', 'tags', 'people', 'description']
+
+/** MiniSearch's search options; KeywordScorer computes the same scores from them. */
 const SEARCH_OPTIONS = {
   boost: { title: 4, tags: 2, people: 1.5, description: 1 },
   combineWith: 'AND' as const,
   // Prefixes from 3 characters: shorter ones expand to thousands of terms and tell nothing apart.
   prefix: (term: string) => term.length >= 3,
   weights: { prefix: 0.5, fuzzy: 0.3 },
+  // MiniSearch's default BM25+ parameters, stated so that both computations read them from here.
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
 }
 
 /** One typo is tolerated in words of 5 or more characters. */
@@ -73,12 +79,14 @@ export function textKey(d: SearchDoc): string {
 export class KeywordIndex {
   private readonly mini = new MiniSearch<KeywordDoc>({
     idField: 'slot',
-    fields: ['title', 'tags', 'people', 'description'],
+    fields: FIELDS,
     storeFields: [],
     tokenize: tokenizeField,
     processTerm,
     searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm },
   })
+
+  private readonly scorer = new KeywordScorer(this.mini, { ...SEARCH_OPTIONS, fields: FIELDS })
 
   /** Documents added since the postings were last made compact. */
   private loose = 0
@@ -112,10 +120,11 @@ export class KeywordIndex {
    * searchable word (only stop words): it matches everything.
    */
   search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] | undefined {
-    if (!tokenize(text).some((t) => processTerm(t) !== null)) return undefined
-    let results = this.mini.search(text)
-    if (results.length < FEW_RESULTS) results = this.mini.search(text, FUZZY)
-    return results.map((r) => ({ slot: r.id as number, score: r.score * boost(r.id as number) }))
+    const terms = tokenize(text).flatMap((t) => processTerm(t) ?? [])
+    if (!terms.length) return undefined
+    let results = this.scorer.search(terms)
+    if (results.length < FEW_RESULTS) results = this.scorer.search(terms, FUZZY)
+    return results.map((r) => ({ slot: r.id, score: r.score * boost(r.id) }))
   }
 
   get documentCount(): number {

@@ -89,8 +89,8 @@ export class Postings {
     return this[Symbol.iterator]()
   }
 
-  /** Copies of the ids and frequencies of the postings not deleted. */
-  private live(): { ids: Int32Array; freqs: Uint16Array } {
+  /** Copies of the ids and frequencies of the postings not deleted, in ascending id order. */
+  live(): { ids: Int32Array; freqs: Uint16Array } {
     if (!this.deleted) return { ids: this.ids.slice(0, this.n), freqs: this.freqs.slice(0, this.n) }
     const ids = new Int32Array(this.size)
     const freqs = new Uint16Array(this.size)

@@ -1,0 +1,116 @@
+/**
+ * The keyword index scores with KeywordScorer; MiniSearch's own search is the reference: the same slots with the
+ * same scores, bit for bit, for words, prefixes, typos, several words and stop words, on the real packs, through
+ * replaces and removals (documents discarded and not yet vacuumed, which both clean as they meet them).
+ */
+import { expect, test } from 'bun:test'
+import { KeywordIndex } from '../../src/search/keyword'
+import type { SearchDoc } from '../../src/store/search-docs'
+import { REAL_NODES } from '../support/seed'
+
+const FUZZY = { fuzzy: (term: string) => (term.length >= 5 ? 1 : false), maxFuzzy: 1 }
+
+function doc(i: number, variant = 0): SearchDoc {
+  const n = REAL_NODES[i % REAL_NODES.length]!
+  const suffix = variant ? ` v${variant}` : ''
+  return {
+    id: i < REAL_NODES.length ? n.id : `${n.id}-${i}`,
+    status: 'active',
+    name: n.name + suffix,
+    description: n.description + suffix,
+    author: n.author,
+    tags: [],
+    publisherId: n.publisher,
+    publisherName: n.publisher,
+    repositoryKey: '',
+    osKeys: '',
+    acceleratorKeys: '',
+    searchRanking: 0,
+    downloads: 0,
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    hostNodes: [],
+  }
+}
+
+/** Queries as people type them: whole words, prefixes, a letter dropped, two words, stop words only. */
+function queries(): string[] {
+  const words = [...new Set(REAL_NODES.flatMap((n) => `${n.name} ${n.description}`.toLowerCase().split(/[^a-z0-9]+/)))].filter(
+    (w) => w.length >= 3,
+  )
+  const out = [
+    'the',
+    'comfyui nodes',
+    'zzzzqqq',
+    'upscale image',
+    'ups',
+    'lora loader',
+    'face detailer',
+    'lora lora',
+    'image upscale image',
+  ]
+  for (let i = 0; i < words.length; i += 37) {
+    const w = words[i]!
+    out.push(w, w.slice(0, 3), w.slice(0, 4), `${w} ${words[(i * 7) % words.length]}`)
+    if (w.length >= 6) out.push(w.slice(0, 2) + w.slice(3))
+  }
+  return out
+}
+
+type Mini = { search(text: string, options?: object): { id: number; score: number }[] }
+
+/** Two indexes made alike; the first answers through MiniSearch's search, the second through the scorer. */
+function pair(build: (index: KeywordIndex) => void): [Mini, KeywordIndex] {
+  const reference = new KeywordIndex()
+  const scored = new KeywordIndex()
+  build(reference)
+  build(scored)
+  return [(reference as unknown as { mini: Mini }).mini, scored]
+}
+
+function expectSame(reference: Mini, scored: KeywordIndex) {
+  let compared = 0
+  for (const q of queries()) {
+    const plain = reference.search(q)
+    const expected = plain.length < 20 ? reference.search(q, FUZZY) : plain
+    const got = scored.search(q, () => 1)
+    if (got === undefined) {
+      expect(expected).toEqual([])
+      continue
+    }
+    const bySlot = (a: { slot: number }, b: { slot: number }) => a.slot - b.slot
+    expect(got.map((h) => ({ slot: h.slot, score: h.score })).sort(bySlot)).toEqual(
+      expected.map((r) => ({ slot: r.id, score: r.score })).sort(bySlot),
+    )
+    compared += expected.length
+  }
+  expect(compared).toBeGreaterThan(10_000)
+}
+
+test('the scorer gives MiniSearch scores exactly, on compact postings and on Maps', () => {
+  const [reference, scored] = pair((index) => {
+    for (let i = 0; i < 3000; i++) index.put(i, doc(i), false)
+    index.compact(true)
+    // Added after the compaction: their postings are Maps still.
+    for (let i = 3000; i < 3400; i++) index.put(i, doc(i), false)
+  })
+  expectSame(reference, scored)
+})
+
+test('the scorer gives MiniSearch scores exactly with replaced and removed documents not yet vacuumed', () => {
+  const [reference, scored] = pair((index) => {
+    for (let i = 0; i < 3000; i++) index.put(i, doc(i), false)
+    index.compact(true)
+    for (let i = 0; i < 3000; i += 5) index.put(i, doc(i, 1), true)
+    for (let i = 2; i < 3000; i += 9) index.remove(i)
+  })
+  expectSame(reference, scored)
+})
+
+test('a weighted popularity multiplies each score', () => {
+  const index = new KeywordIndex()
+  for (let i = 0; i < 50; i++) index.put(i, doc(i), false)
+  const once = index.search('image', () => 1)!
+  const twice = index.search('image', (slot) => (slot % 2 ? 2 : 1))!
+  expect(once.length).toBeGreaterThan(0)
+  for (const [i, h] of twice.entries()) expect(h.score).toBe(once[i]!.score * (h.slot % 2 ? 2 : 1))
+})
