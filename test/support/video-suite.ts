@@ -16,10 +16,13 @@ export let t: TestApp
 /** Alice's access token. */
 export let alice: string
 let replies: string[] = []
+/** Every app a test made (a test may set up again with other settings): each is cleaned up after the test. */
+let made: TestApp[] = []
 
 /** A fresh app (with these overrides) pointed at the provider, and alice. */
 export async function setUp(overrides: Parameters<typeof makeTestApp>[0] = {}) {
   t = await makeTestApp(overrides)
+  made.push(t)
   useProvider(t, fake)
   alice = await addUser(t, 'alice')
 }
@@ -45,7 +48,8 @@ export function useVideoSuite() {
     expect(replies.join('\n')).not.toContain(fake.key)
     expect(t.logs.join('\n')).not.toContain(fake.key)
     expect(JSON.stringify(rows)).not.toContain(fake.key)
-    await t.cleanup()
+    for (const app of made) await app.cleanup()
+    made = []
   })
 }
 
