@@ -48,6 +48,8 @@ export interface FuzzyOptions {
 
 /** Above this, the marks restart from zero (a server answers billions of searches in a long life). */
 const MAX_MARK = 2 ** 30
+/** Query terms whose fuzzy expansions are remembered. */
+const FUZZY_TERMS_KEPT = 2000
 
 export class KeywordScorer {
   private readonly m: MiniSearchInternals
@@ -59,6 +61,12 @@ export class KeywordScorer {
   private term = new Float64Array(0)
   private termMark = new Int32Array(0)
   private mark = 0
+  /**
+   * The index's terms within a query term's edit distance, in the index's order, by query term and distance: the
+   * radix tree walk is most of a fuzzy search's cost, and people type the same words. Emptied whenever the index's
+   * terms change (termsChanged); a term emptied since (MiniSearch drops those) is skipped, as its walk would.
+   */
+  private readonly fuzzyTerms = new Map<string, [term: string, distance: number][]>()
 
   constructor(
     mini: MiniSearch<any>,
@@ -66,6 +74,11 @@ export class KeywordScorer {
   ) {
     this.m = mini as unknown as MiniSearchInternals
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
+  }
+
+  /** Documents were added, replaced or removed: their terms may be new. */
+  termsChanged(): void {
+    this.fuzzyTerms.clear()
   }
 
   /** Matching documents' ids (as given to MiniSearch) with MiniSearch's scores, in no particular order. */
@@ -108,7 +121,7 @@ export class KeywordScorer {
     const fuzziness = fuzzy?.fuzzy(term)
     if (fuzzy && fuzziness !== false && fuzziness !== undefined) {
       const maxDistance = fuzziness < 1 ? Math.min(fuzzy.maxFuzzy, Math.round(term.length * fuzziness)) : fuzziness
-      if (maxDistance) fuzzyMatches = index.fuzzyGet(term, maxDistance)
+      if (maxDistance) fuzzyMatches = this.fuzzyGet(term, maxDistance)
     }
     const { prefix: prefixWeight, fuzzy: fuzzyWeight } = this.options.weights
     if (prefixMatches) {
@@ -163,6 +176,24 @@ export class KeywordScorer {
         }
       }
     }
+  }
+
+  /** MiniSearch's fuzzyGet, through the remembered expansions. */
+  private fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]> {
+    const index = this.m._index
+    const key = `${maxDistance}:${term}`
+    let expansions = this.fuzzyTerms.get(key)
+    if (!expansions) {
+      expansions = [...index.fuzzyGet(term, maxDistance)].map(([derived, [, distance]]) => [derived, distance] as [string, number])
+      if (this.fuzzyTerms.size >= FUZZY_TERMS_KEPT) this.fuzzyTerms.delete(this.fuzzyTerms.keys().next().value!)
+      this.fuzzyTerms.set(key, expansions)
+    }
+    const found = new Map<string, [TermData, number]>()
+    for (const [derived, distance] of expansions) {
+      const data = index.get(derived)
+      if (data) found.set(derived, [data, distance])
+    }
+    return found
   }
 
   private nextMark(): number {

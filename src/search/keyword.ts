@@ -95,6 +95,7 @@ export class KeywordIndex {
     const indexed = { slot, ...searchedText(doc) }
     if (replace && this.mini.has(slot)) this.mini.replace(indexed)
     else this.mini.add(indexed)
+    this.scorer.termsChanged()
     this.loose++
   }
 
@@ -112,6 +113,7 @@ export class KeywordIndex {
 
   remove(slot: number): void {
     if (this.mini.has(slot)) this.mini.discard(slot)
+    this.scorer.termsChanged()
   }
 
   /**
