@@ -85,6 +85,12 @@ export class KeywordScorer {
   search(terms: readonly string[], fuzzy?: FuzzyOptions): { id: number; score: number }[] {
     if (!terms.length) return []
     this.reserve(this.m._nextId)
+    // Marks restart from zero between searches, never within one (a search takes two for each term).
+    if (this.mark + 2 * terms.length >= MAX_MARK) {
+      this.totalMark.fill(0)
+      this.termMark.fill(0)
+      this.mark = 0
+    }
     // With nothing discarded since the last vacuum, every posting is a live document's: a term after the matches ran
     // out can be skipped, as it changes nothing.
     const clean = this.m._dirtCount === 0
@@ -197,10 +203,7 @@ export class KeywordScorer {
   }
 
   private nextMark(): number {
-    if (++this.mark < MAX_MARK) return this.mark
-    this.totalMark.fill(0)
-    this.termMark.fill(0)
-    return (this.mark = 1)
+    return ++this.mark
   }
 
   private reserve(size: number) {

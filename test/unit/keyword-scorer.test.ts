@@ -123,3 +123,18 @@ test('a weighted popularity multiplies each score', () => {
   expect(once.length).toBeGreaterThan(0)
   for (const [i, h] of twice.entries()) expect(h.score).toBe(once[i]!.score * (h.slot % 2 ? 2 : 1))
 })
+
+test('answers stay the same when the marks restart from zero', () => {
+  const index = new KeywordIndex()
+  for (let i = 0; i < 1000; i++) index.put(i, doc(i), false)
+  type Scorer = { mark: number; search(terms: string[]): { id: number; score: number }[] }
+  const scorer = (index as unknown as { scorer: Scorer }).scorer
+  // Two words: a restart between them would lose the first one's matches.
+  const before = scorer.search(['image', 'prompt'])
+  expect(before.length).toBeGreaterThan(0)
+  for (const near of [2 ** 30 - 5, 2 ** 30 - 4, 2 ** 30 - 3]) {
+    scorer.mark = near
+    expect(scorer.search(['image', 'prompt'])).toEqual(before)
+  }
+  expect(scorer.mark).toBeLessThan(10)
+})
