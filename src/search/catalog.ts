@@ -3,6 +3,7 @@ import { normalizePlatformValue, OS_INDEPENDENT, repositoryKey } from '../domain
 import type { SearchDoc } from '../store/search-docs'
 import type { NodeQuery } from '../domain/node-query'
 import { SubstringIndex } from './substring-index'
+import { grown } from './typed-arrays'
 
 export interface Entry {
   slot: number
@@ -93,15 +94,10 @@ class Facts {
   }
 
   private grow(size: number) {
-    const grown = <T extends Uint8Array | Uint16Array | Float64Array>(a: T, make: (n: number) => T) => {
-      const b = make(size)
-      b.set(a as never)
-      return b
-    }
-    this.banned = grown(this.banned, (n) => new Uint8Array(n))
-    this.os = grown(this.os, (n) => new Uint16Array(n))
-    this.accelerator = grown(this.accelerator, (n) => new Uint16Array(n))
-    this.updated = grown(this.updated, (n) => new Float64Array(n))
+    this.banned = grown(this.banned, size)
+    this.os = grown(this.os, size)
+    this.accelerator = grown(this.accelerator, size)
+    this.updated = grown(this.updated, size)
   }
 }
 

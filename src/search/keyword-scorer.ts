@@ -9,6 +9,7 @@
  */
 import type MiniSearch from 'minisearch'
 import { Postings } from './postings'
+import { grown } from './typed-arrays'
 
 type FieldPostings = Map<number, number> | Postings
 type TermData = Map<number, FieldPostings>
@@ -209,15 +210,10 @@ export class KeywordScorer {
   private reserve(size: number) {
     if (size <= this.total.length) return
     const capacity = Math.ceil(size * 1.25) + 16
-    const grow = <T extends Float64Array | Int32Array>(old: T, make: (n: number) => T) => {
-      const next = make(capacity)
-      next.set(old as never)
-      return next
-    }
-    this.total = grow(this.total, (n) => new Float64Array(n))
-    this.totalMark = grow(this.totalMark, (n) => new Int32Array(n))
-    this.term = grow(this.term, (n) => new Float64Array(n))
-    this.termMark = grow(this.termMark, (n) => new Int32Array(n))
+    this.total = grown(this.total, capacity)
+    this.totalMark = grown(this.totalMark, capacity)
+    this.term = grown(this.term, capacity)
+    this.termMark = grown(this.termMark, capacity)
   }
 }
 

@@ -2,25 +2,10 @@
 import { expect, test } from 'bun:test'
 import { Catalog } from '../../src/search/catalog'
 import type { SearchDoc } from '../../src/store/search-docs'
+import { searchDoc } from '../support/search-doc'
 
-const doc = (i: number, over: Partial<SearchDoc> = {}): SearchDoc => ({
-  id: `node-${i}`,
-  status: 'active',
-  name: `Node ${i}`,
-  description: '',
-  author: '',
-  tags: [],
-  publisherId: 'p',
-  publisherName: 'P',
-  repositoryKey: '',
-  osKeys: '',
-  acceleratorKeys: '',
-  searchRanking: i % 3,
-  downloads: (i * 7919) % 50,
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  hostNodes: [],
-  ...over,
-})
+const doc = (i: number, over: Partial<SearchDoc> = {}): SearchDoc =>
+  searchDoc({ id: `node-${i}`, name: `Node ${i}`, searchRanking: i % 3, downloads: (i * 7919) % 50, ...over })
 
 /** search_ranking desc, downloads desc, id asc: the order every list without a keyword walks. */
 function expectSorted(catalog: Catalog) {

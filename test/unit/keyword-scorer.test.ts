@@ -6,6 +6,7 @@
 import { expect, test } from 'bun:test'
 import { KeywordIndex } from '../../src/search/keyword'
 import type { SearchDoc } from '../../src/store/search-docs'
+import { searchDoc } from '../support/search-doc'
 import { REAL_NODES } from '../support/seed'
 
 const FUZZY = { fuzzy: (term: string) => (term.length >= 5 ? 1 : false), maxFuzzy: 1 }
@@ -13,23 +14,14 @@ const FUZZY = { fuzzy: (term: string) => (term.length >= 5 ? 1 : false), maxFuzz
 function doc(i: number, variant = 0): SearchDoc {
   const n = REAL_NODES[i % REAL_NODES.length]!
   const suffix = variant ? ` v${variant}` : ''
-  return {
+  return searchDoc({
     id: i < REAL_NODES.length ? n.id : `${n.id}-${i}`,
-    status: 'active',
     name: n.name + suffix,
     description: n.description + suffix,
     author: n.author,
-    tags: [],
     publisherId: n.publisher,
     publisherName: n.publisher,
-    repositoryKey: '',
-    osKeys: '',
-    acceleratorKeys: '',
-    searchRanking: 0,
-    downloads: 0,
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    hostNodes: [],
-  }
+  })
 }
 
 /** Queries as people type them: whole words, prefixes, a letter dropped, two words, stop words only. */

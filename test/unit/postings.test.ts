@@ -3,6 +3,7 @@ import { expect, test } from 'bun:test'
 import { KeywordIndex } from '../../src/search/keyword'
 import { Postings } from '../../src/search/postings'
 import type { SearchDoc } from '../../src/store/search-docs'
+import { searchDoc } from '../support/search-doc'
 
 test('Postings answers get, set, delete, size and iteration as a Map does', () => {
   const map = new Map<number, number>([
@@ -42,23 +43,15 @@ const WORDS = 'upscale image latent sampler video mask face detailer prompt load
 
 function doc(i: number, shift = 0): SearchDoc {
   const w = (k: number) => WORDS[(i * 7 + k * 3 + shift) % WORDS.length]!
-  return {
+  return searchDoc({
     id: `Pack${i}-${w(0)}`,
-    status: 'active',
     name: `${w(1)} ${w(2)} pack`,
     description: `${w(3)} ${w(4)} ${w(5)} for ${w(6)} ${w(3)}`,
     author: `author${i % 13}`,
     tags: [w(7)],
     publisherId: `pub${i % 17}`,
     publisherName: `Publisher ${i % 17}`,
-    repositoryKey: '',
-    osKeys: '',
-    acceleratorKeys: '',
-    searchRanking: 0,
-    downloads: 0,
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    hostNodes: [],
-  }
+  })
 }
 
 test('searches give the same slots and scores with compact postings, through adds, replaces and removals', () => {
