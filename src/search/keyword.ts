@@ -21,6 +21,12 @@ const STOP_WORDS = new Set([
   ...'comfyui comfy node nodes custom https http www com github'.split(' '),
 ])
 
+/**
+ * Words of a query searched at most: each costs a pass over its postings, and a 500-character query of one short
+ * word repeated held the event loop for 0.6 s at 100,000 nodes. No real search has this many; the rest are ignored.
+ */
+export const MAX_QUERY_WORDS = 32
+
 /** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three terms). */
 const tokenize = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 40)
 
@@ -122,7 +128,9 @@ export class KeywordIndex {
    * searchable word (only stop words): it matches everything.
    */
   search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] | undefined {
-    const terms = tokenize(text).flatMap((t) => processTerm(t) ?? [])
+    const terms = tokenize(text)
+      .flatMap((t) => processTerm(t) ?? [])
+      .slice(0, MAX_QUERY_WORDS)
     if (!terms.length) return undefined
     let results = this.scorer.search(terms)
     if (results.length < FEW_RESULTS) results = this.scorer.search(terms, FUZZY)

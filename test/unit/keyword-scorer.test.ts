@@ -4,7 +4,7 @@
  * replaces and removals (documents discarded and not yet vacuumed, which both clean as they meet them).
  */
 import { expect, test } from 'bun:test'
-import { KeywordIndex } from '../../src/search/keyword'
+import { KeywordIndex, MAX_QUERY_WORDS } from '../../src/search/keyword'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
 import { REAL_NODES } from '../support/seed'
@@ -59,12 +59,17 @@ function pair(build: (index: KeywordIndex) => void): [KeywordIndex, KeywordIndex
   return [reference, scored]
 }
 
+/** What the keyword index answered through MiniSearch: a typo-tolerant pass when the first finds under 20. */
+function miniSearchAnswer(mini: Mini, q: string) {
+  const plain = mini.search(q)
+  return plain.length < 20 ? mini.search(q, FUZZY) : plain
+}
+
 function expectSame(referenceIndex: KeywordIndex, scored: KeywordIndex) {
   const reference = (referenceIndex as unknown as { mini: Mini }).mini
   let compared = 0
   for (const q of queries()) {
-    const plain = reference.search(q)
-    const expected = plain.length < 20 ? reference.search(q, FUZZY) : plain
+    const expected = miniSearchAnswer(reference, q)
     const got = scored.search(q, () => 1)
     if (got === undefined) {
       expect(expected).toEqual([])
@@ -129,4 +134,17 @@ test('answers stay the same when the marks restart from zero', () => {
     expect(scorer.search(['image', 'prompt'])).toEqual(before)
   }
   expect(scorer.mark).toBeLessThan(10)
+})
+
+test('a query searches its first 32 words; a word given again is scored as MiniSearch scores it', () => {
+  const [reference, scored] = pair((index) => {
+    for (let i = 0; i < 600; i++) index.put(i, doc(i), false)
+  })
+  const mini = (reference as unknown as { mini: Mini }).mini
+  const words = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 'image' : i % 3 === 1 ? 'ima' : 'loader'))
+  const first = words.slice(0, MAX_QUERY_WORDS).join(' ')
+  const bySlot = (a: { slot: number }, b: { slot: number }) => a.slot - b.slot
+  const expected = miniSearchAnswer(mini, first).map((r) => ({ slot: r.id, score: r.score }))
+  expect(expected.length).toBeGreaterThan(0)
+  expect(scored.search(words.join(' '), () => 1)!.sort(bySlot)).toEqual(expected.sort(bySlot))
 })
