@@ -72,7 +72,39 @@ export function hash53(text: string): number {
 /** A query's cheap per-slot test, and the candidates its selective filters allow (undefined: all). */
 export interface Plan {
   keep(slot: number): boolean
-  candidates?: Set<number>
+  candidates?: Candidates
+}
+
+/**
+ * The slots every one of a query's selective filters allows: marks by slot, not a Set, as a one-letter host node or
+ * repository search allows most of the catalogue (80,000 slots at 100,000 nodes: a Set of them, and sorting them,
+ * took tens of milliseconds).
+ */
+export class Candidates {
+  private readonly marks: Uint8Array
+  /** The candidates, in the order of the shortest list. */
+  readonly slots: number[]
+
+  /** `lists`: the slots each filter allows, each slot once in a list. */
+  constructor(lists: readonly (readonly number[])[], slotCount: number) {
+    this.marks = new Uint8Array(slotCount)
+    const smallest = lists.reduce((a, b) => (b.length < a.length ? b : a))
+    // A slot's mark counts the lists holding it, in turn: only a slot every earlier list held moves on.
+    lists.forEach((list, i) => {
+      for (const slot of list) if (this.marks[slot] === i) this.marks[slot] = i + 1
+    })
+    this.slots = smallest.filter((slot) => this.marks[slot] === lists.length)
+    this.marks.fill(0)
+    for (const slot of this.slots) this.marks[slot] = 1
+  }
+
+  has(slot: number): boolean {
+    return this.marks[slot] === 1
+  }
+
+  get size(): number {
+    return this.slots.length
+  }
 }
 
 /**
@@ -303,12 +335,11 @@ export class Catalog {
 
   /** How to answer the filters of a query: selective ones give candidates, the rest a per-entry test. */
   plan(q: NodeQuery): Plan {
-    const sets: Set<number>[] = []
-    if (q.repositoryUrl) sets.push(new Set(this.repositories.search(repositoryKey(q.repositoryUrl))))
-    if (q.hostNode) sets.push(new Set(this.hostNodes.search(q.hostNode.toLowerCase())))
-    if (q.nodeIds) sets.push(new Set(q.nodeIds.flatMap((id) => this.slotOf(id) ?? [])))
-    sets.sort((a, b) => a.size - b.size)
-    const candidates = sets.length ? new Set([...sets[0]!].filter((s) => sets.every((set) => set.has(s)))) : undefined
+    const lists: number[][] = []
+    if (q.repositoryUrl) lists.push(this.repositories.search(repositoryKey(q.repositoryUrl)))
+    if (q.hostNode) lists.push(this.hostNodes.search(q.hostNode.toLowerCase()))
+    if (q.nodeIds) lists.push([...new Set(q.nodeIds.flatMap((id) => this.slotOf(id) ?? []))])
+    const candidates = lists.length ? new Candidates(lists, this.entries.length) : undefined
     const os = q.os ? this.platforms.matching(q.os, true) : undefined
     const acc = q.accelerator ? this.platforms.matching(q.accelerator, false) : undefined
     const since = q.changedSince ? Date.parse(q.changedSince) : undefined

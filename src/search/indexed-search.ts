@@ -128,20 +128,22 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   function inListOrder(plan: Plan, first: number[] = []): Int32Array {
     const lead = passing(plan, first)
     const skip = new Set(lead)
-    if (plan.candidates) {
+    const order = catalog.ordered()
+    // Few candidates are sorted into list order; many are found by walking it.
+    if (plan.candidates && plan.candidates.size * 16 < order.length) {
       const rest = passing(
         plan,
-        [...plan.candidates].filter((s) => !skip.has(s)),
+        plan.candidates.slots.filter((s) => !skip.has(s)),
       ).sort((a, b) => catalog.rank(a) - catalog.rank(b))
       return Int32Array.from([...lead, ...rest])
     }
-    const order = catalog.ordered()
+    const { candidates } = plan
     const out = new Int32Array(order.length + lead.length)
     out.set(lead)
     let n = lead.length
     for (let i = 0; i < order.length; i++) {
       const slot = order[i]!
-      if (plan.keep(slot) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
+      if ((!candidates || candidates.has(slot)) && plan.keep(slot) && (skip.size === 0 || !skip.has(slot))) out[n++] = slot
     }
     return out.slice(0, n)
   }

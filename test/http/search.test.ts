@@ -212,7 +212,8 @@ describe('paging (property)', () => {
   const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'video', 'image']
   const random = prng(42)
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!
-  const nodes: SeedNode[] = Array.from({ length: 80 }, (_, i) => ({
+  // Host node filters matching a few nodes (their slots sorted into list order) or many (found walking it).
+  const nodes: SeedNode[] = Array.from({ length: 100 }, (_, i) => ({
     id: `n${i}`,
     description: `${pick(WORDS)} ${pick(WORDS)}`,
     ranking: Math.floor(random() * 3),
@@ -220,14 +221,14 @@ describe('paging (property)', () => {
     os: pick([[], ['POSIX :: Linux'], ['Microsoft :: Windows'], ['OS Independent']]),
     accelerators: pick([[], ['GPU :: NVIDIA CUDA'], ['GPU :: AMD ROCm']]),
     status: random() < 0.1 ? 'banned' : 'active',
-    hostNodes: random() < 0.5 ? [`Host${i % 7}`] : [],
+    hostNodes: random() < 0.5 ? [`Host${i % 29}`] : [],
   }))
   const queries = Array.from({ length: 40 }, () =>
     [
       random() < 0.5 ? `search=${pick(WORDS)}` : '',
       random() < 0.3 ? `supported_os=${pick(['POSIX', 'Microsoft', 'MacOS'])}` : '',
       random() < 0.3 ? `supported_accelerator=${pick(['GPU', 'GPU :: AMD ROCm'])}` : '',
-      random() < 0.2 ? `host_node_search=host${Math.floor(random() * 7)}` : '',
+      random() < 0.2 ? `host_node_search=host${Math.floor(random() * 29)}` : random() < 0.15 ? 'host_node_search=host' : '',
       random() < 0.3 ? 'include_banned=true' : '',
     ]
       .filter(Boolean)

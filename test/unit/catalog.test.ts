@@ -1,6 +1,6 @@
 /** The catalogue's list order: kept sorted in place as download counts and rankings change. */
 import { expect, test } from 'bun:test'
-import { Catalog } from '../../src/search/catalog'
+import { Candidates, Catalog } from '../../src/search/catalog'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
 
@@ -70,4 +70,20 @@ test('many counts at once (a flush) settle into the same order as one at a time'
     expect(many.ordered()).toEqual(one.ordered())
   }
   expect(many.setDownloadsMany([['node-1', many.entry(many.slotOf('node-1')!)!.downloads]]).change).toBe('none')
+})
+
+test('candidates are the slots every selective filter allows', () => {
+  // Slot 5 is in the first and last lists but not the middle one; 6 is in all three.
+  const candidates = new Candidates(
+    [
+      [5, 6],
+      [6, 7, 8],
+      [5, 6],
+    ],
+    10,
+  )
+  expect(candidates.slots).toEqual([6])
+  expect(candidates.size).toBe(1)
+  expect([...Array(10).keys()].filter((slot) => candidates.has(slot))).toEqual([6])
+  expect(new Candidates([[3, 1, 2]], 4).slots).toEqual([3, 1, 2])
 })
