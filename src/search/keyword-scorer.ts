@@ -62,6 +62,9 @@ export class KeywordScorer {
   private term = new Float64Array(0)
   private termMark = new Int32Array(0)
   private mark = 0
+  /** Field lengths by document and field, copied from MiniSearch's Map as they are first read. */
+  private lengths = new Int32Array(0)
+  private readonly fieldCount: number
   /**
    * The index's terms within a query term's edit distance, in the index's order, by query term and distance: the
    * radix tree walk is most of a fuzzy search's cost, and people type the same words. Emptied whenever the index's
@@ -75,6 +78,7 @@ export class KeywordScorer {
   ) {
     this.m = mini as unknown as MiniSearchInternals
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
+    this.fieldCount = Object.keys(this.m._fieldIds).length
   }
 
   /** Documents were added, replaced or removed: their terms may be new. */
@@ -179,21 +183,24 @@ export class KeywordScorer {
       const postings = data.get(field.id)
       if (!postings) continue
       let matching = postings.size
+      // Constant while no discarded document is met (MiniSearch computes it for each posting: the same value).
+      let invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
       const avgFieldLength = m._avgFieldLength[field.id]!
+      const weightedBoost = weight * field.boost
       const { ids, freqs } = postings instanceof Postings ? postings.live() : mapArrays(postings)
       for (let i = 0; i < ids.length; i++) {
         const doc = ids[i]!
         if (!clean && !m._documentIds.has(doc)) {
           m.removeTerm(field.id, doc, derived)
           matching -= 1
+          invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
           continue
         }
         if (within && this.totalMark[doc] !== within) continue
         const termFreq = freqs[i]!
-        const fieldLength = m._fieldLength.get(doc)![field.id]!
-        const invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
+        const fieldLength = this.fieldLength(doc, field.id)
         const raw = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)))
-        const weighted = weight * field.boost * raw
+        const weighted = weightedBoost * raw
         if (this.termMark[doc] === mark) this.term[doc] = this.term[doc]! + weighted
         else {
           this.term[doc] = weighted
@@ -202,6 +209,18 @@ export class KeywordScorer {
         }
       }
     }
+  }
+
+  /**
+   * A document's length in a field (MiniSearch keeps them in a Map by document): copied into an array by document
+   * at first use. A document's lengths never change (a replaced document gets a new id), and 0 means not copied yet
+   * (a document with postings in a field has a length there).
+   */
+  private fieldLength(doc: number, fieldId: number): number {
+    const at = doc * this.fieldCount + fieldId
+    const known = this.lengths[at]!
+    if (known) return known
+    return (this.lengths[at] = this.m._fieldLength.get(doc)![fieldId]!)
   }
 
   /** MiniSearch's fuzzyGet, through the remembered expansions. */
@@ -233,6 +252,7 @@ export class KeywordScorer {
     this.totalMark = grown(this.totalMark, capacity)
     this.term = grown(this.term, capacity)
     this.termMark = grown(this.termMark, capacity)
+    this.lengths = grown(this.lengths, capacity * this.fieldCount)
   }
 }
 
