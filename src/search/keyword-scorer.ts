@@ -17,6 +17,7 @@ type TermData = Map<number, FieldPostings>
 /** The parts of MiniSearch 7.2.0 the scoring reads (its term index is a radix tree, `SearchableMap`). */
 interface MiniSearchInternals {
   _index: {
+    delete(term: string): void
     get(term: string): TermData | undefined
     atPrefix(prefix: string): Iterable<[string, TermData]>
     fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>
@@ -67,10 +68,13 @@ export class KeywordScorer {
   private readonly fieldCount: number
   /**
    * The index's terms within a query term's edit distance, in the index's order, by query term and distance: the
-   * radix tree walk is most of a fuzzy search's cost, and people type the same words. Emptied whenever the index's
-   * terms change (termsChanged); a term emptied since (MiniSearch drops those) is skipped, as its walk would.
+   * radix tree walk is most of a fuzzy search's cost, and people type the same words. Emptied whenever a term comes
+   * into the tree (termsChanged) or leaves it: leaving, a term merges its sibling into its parent at the end of the
+   * parent's children, which changes the order a walk finds terms in, and with it the order scores are summed.
    */
   private readonly fuzzyTerms = new Map<string, [term: string, distance: number][]>()
+  /** Postings of discarded documents this scorer has cleaned up (each changes later scores of the term). */
+  private cleaned = 0
 
   constructor(
     mini: MiniSearch<any>,
@@ -79,6 +83,13 @@ export class KeywordScorer {
     this.m = mini as unknown as MiniSearchInternals
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
     this.fieldCount = Object.keys(this.m._fieldIds).length
+    // Terms leave the tree in MiniSearch's own code (a search's cleanup, the vacuum's batches): heard here.
+    const index = this.m._index
+    const deleteTerm = index.delete.bind(index)
+    index.delete = (term) => {
+      this.fuzzyTerms.clear()
+      deleteTerm(term)
+    }
   }
 
   /** Documents were added, replaced or removed: their terms may be new. */
@@ -100,10 +111,10 @@ export class KeywordScorer {
     // out can be skipped, as it changes nothing.
     const clean = this.m._dirtCount === 0
     // A word given again is scored once (a query of one word a hundred times took 0.6 s): its scores are the same
-    // each time, and its later documents are among its first ones, AND having only narrowed them since. Not while
-    // discarded documents remain: each scoring cleans some, and the next one's document frequencies differ.
-    const repeated = clean ? new Set(terms.filter((t, i) => terms.indexOf(t) !== i)) : new Set<string>()
-    const scoredBefore = new Map<string, { docs: number[]; scores: number[] }>()
+    // each time, and its later documents are among its first ones, AND having only narrowed them since. Unless
+    // postings of discarded documents were cleaned up meanwhile: that changes document frequencies and the tree.
+    const repeated = new Set(terms.filter((t, i) => terms.indexOf(t) !== i))
+    const scoredBefore = new Map<string, { docs: number[]; scores: number[]; cleaned: number }>()
     let totalMark = 0
     let matched: number[] = []
     for (let i = 0; i < terms.length; i++) {
@@ -113,7 +124,7 @@ export class KeywordScorer {
       const within = i === 0 ? 0 : totalMark
       const before = scoredBefore.get(term)
       let touched: number[]
-      if (before) {
+      if (before && before.cleaned === this.cleaned) {
         touched = []
         before.docs.forEach((doc, k) => {
           if (this.totalMark[doc] !== within) return
@@ -121,8 +132,11 @@ export class KeywordScorer {
           touched.push(doc)
         })
       } else {
+        const cleanedBefore = this.cleaned
         touched = this.scoreTerm(term, fuzzy, termMark, within)
-        if (repeated.has(term)) scoredBefore.set(term, { docs: touched, scores: touched.map((doc) => this.term[doc]!) })
+        if (repeated.has(term) && this.cleaned === cleanedBefore) {
+          scoredBefore.set(term, { docs: touched, scores: touched.map((doc) => this.term[doc]!), cleaned: this.cleaned })
+        }
       }
       const nextTotalMark = this.nextMark()
       for (const doc of touched) {
@@ -192,6 +206,7 @@ export class KeywordScorer {
         const doc = ids[i]!
         if (!clean && !m._documentIds.has(doc)) {
           m.removeTerm(field.id, doc, derived)
+          this.cleaned++
           matching -= 1
           invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
           continue

@@ -36,20 +36,26 @@ export function useVideoSuite() {
     await setUp()
   })
   afterEach(async () => {
-    // The key never reaches a caller, a log line or a stored row.
-    const rows = await Promise.all(
-      ['video_tasks', 'staged_images', 'audit_log'].map((table) =>
-        t.deps.db
-          .selectFrom(table as 'video_tasks')
-          .selectAll()
-          .execute(),
-      ),
-    )
-    expect(replies.join('\n')).not.toContain(fake.key)
-    expect(t.logs.join('\n')).not.toContain(fake.key)
-    expect(JSON.stringify(rows)).not.toContain(fake.key)
-    for (const app of made) await app.cleanup()
+    const apps = made
     made = []
+    try {
+      // The key never reaches a caller, a log line or a stored row, in any app the test made.
+      expect(replies.join('\n')).not.toContain(fake.key)
+      for (const app of apps) {
+        const rows = await Promise.all(
+          ['video_tasks', 'staged_images', 'audit_log'].map((table) =>
+            app.deps.db
+              .selectFrom(table as 'video_tasks')
+              .selectAll()
+              .execute(),
+          ),
+        )
+        expect(app.logs.join('\n')).not.toContain(fake.key)
+        expect(JSON.stringify(rows)).not.toContain(fake.key)
+      }
+    } finally {
+      for (const app of apps) await app.cleanup()
+    }
   })
 }
 

@@ -148,3 +148,23 @@ test('a query searches its first 32 words; a word given again is scored as MiniS
   expect(expected.length).toBeGreaterThan(0)
   expect(scored.search(words.join(' '), () => 1)!.sort(bySlot)).toEqual(expected.sort(bySlot))
 })
+
+test('remembered typo expansions follow the index when a term leaves it (its sibling moves in the tree)', () => {
+  const [reference, scored] = pair((index) => {
+    // Added in this order, "abcdx" and "abcdxe" sit before "abcdf" under "abcd"; "abcdx" goes with document 0.
+    for (const [slot, name] of ['abcdx', 'abcdxe', 'abcdf'].entries()) index.put(slot, searchDoc({ id: `t${slot}`, name }), false)
+    for (let k = 0; k < 15; k++) {
+      const filler = Array.from({ length: k }, (_, j) => `w${k}x${j}`).join(' ')
+      const description = 'abcdxe '.repeat(k % 4) + 'abcdf '.repeat(k % 3)
+      index.put(3 + k, searchDoc({ id: `t${3 + k}`, name: `abcde abcdxe abcdf ${filler}`, description }), false)
+    }
+    index.remove(0) // discarded, not vacuumed: the first search cleans its posting up and "abcdx" leaves the tree
+  })
+  const mini = (reference as unknown as { mini: Mini }).mini
+  const bySlot = (a: { slot: number }, b: { slot: number }) => a.slot - b.slot
+  for (let round = 0; round < 2; round++) {
+    const expected = miniSearchAnswer(mini, 'abcde').map((r) => ({ slot: r.id, score: r.score }))
+    expect(expected.length).toBe(17)
+    expect(scored.search('abcde', () => 1)!.sort(bySlot)).toEqual(expected.sort(bySlot))
+  }
+})
