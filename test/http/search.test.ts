@@ -56,6 +56,20 @@ describe('keyword search', () => {
     expect(ids(await search(`search=${q}`))[0]).toBe(expected)
   })
 
+  // While the index warms, the store answers: by substring, over the same fields.
+  test.each([
+    ['the id', 'controlnet-aux', 'comfyui-controlnet-aux'],
+    ['the name', 'auxiliary', 'comfyui-controlnet-aux'],
+    ['the description', 'preprocessors', 'comfyui-controlnet-aux'],
+    ['the author', 'jane', 'upscaler-pack'],
+    ['the tags', 'upscaling', 'upscaler-pack'],
+    ['the publisher id', 'studio', 'upscaler-pack'],
+    ['the publisher name', 'seventeen', 'upscaler-pack'],
+  ])('the store matches %s', async (_, q, expected) => {
+    await appWith(KEYWORD_NODES, 'store')
+    expect(ids(await search(`search=${q}`))).toEqual([expected])
+  })
+
   test('short words are not matched with a typo', async () => {
     await appWith(KEYWORD_NODES)
     expect((await search('search=vido')).total).toBe(0)
