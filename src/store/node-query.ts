@@ -67,12 +67,13 @@ export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: stri
     page = page.orderBy(sql`case when nodes.normalized_id = ${q.search.toLowerCase()} then 0 else 1 end`)
   }
   page = page.orderBy('nodes.search_ranking', 'desc').orderBy('nodes.downloads', 'desc').orderBy('nodes.id').offset(q.offset).limit(q.limit)
-  if (!q.search) {
+  if (!q.search && !q.hostNode && !q.repositoryUrl) {
     // The list order is an index: the page stops early, and the count reads an index too.
     const [rows, total] = await Promise.all([page.execute(), count()])
     return { ids: rows.map((r) => r.id), total }
   }
-  // A keyword scans every row once: the total comes with the page, not from a second scan.
+  // A keyword or a substring filter scans every row (or every host node name) once: the total comes with the page,
+  // not from a second scan.
   const rows = await page.select(sql<number>`count(*) over ()`.as('total')).execute()
   const total = rows.length ? Number(rows[0]!.total) : q.offset > 0 ? await count() : 0
   return { ids: rows.map((r) => r.id), total }
