@@ -2,7 +2,7 @@
 import type { Log } from '../log'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
-import { loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
+import { countIndexableNodes, loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
 import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
 import type { NodeQuery } from '../domain/node-query'
@@ -28,11 +28,19 @@ export interface IndexedSearch extends NodeSearch {
 
 export interface IndexedSearchOptions {
   queryCacheBytes?: number
-  /** Answers while the index warms (default: the store, on this thread); closed once the index is ready. */
-  fallback?: NodeSearch & { close?(): void }
+  /**
+   * Answers while the index warms (default: the store, on this thread); told to get ready when the warm-up will take
+   * a while (`prepare`), closed once the index is ready.
+   */
+  fallback?: Fallback
   /** Event-loop budget of one warm-up step (tests make it 0: a yield after every node). */
   sliceMs?: number
 }
+
+export type Fallback = NodeSearch & { prepare?(): void; close?(): void }
+
+/** Nodes from which a warm-up takes long enough (about a second) that the fallback is made ready before it is asked. */
+const LONG_WARM_UP_NODES = 10_000
 
 /** A timer, not setImmediate: Bun polls for I/O before timers run, so waiting requests get in at every step. */
 const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
@@ -40,7 +48,7 @@ const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
 export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOptions = {}): IndexedSearch {
   const maxCacheBytes = opts.queryCacheBytes ?? QUERY_CACHE_MAX_BYTES
   const sliceMs = opts.sliceMs ?? SLICE_MS
-  const fallback: NodeSearch & { close?(): void } = opts.fallback ?? createStoreSearch(db)
+  const fallback: Fallback = opts.fallback ?? createStoreSearch(db)
   const catalog = new Catalog()
   const keyword = new KeywordIndex()
   /** A hash of each slot's searched text: the keyword index is touched only when that text changed. */
@@ -191,6 +199,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       const t0 = performance.now()
       let after: string | undefined
       let batches = 0
+      if (fallback.prepare && (await countIndexableNodes(db)) >= LONG_WARM_UP_NODES) fallback.prepare()
       // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
       // (by the fallback, off this thread) while the index fills.
       while (!closed) {

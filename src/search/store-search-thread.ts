@@ -3,6 +3,8 @@ import type { Log } from '../log'
 import type { NodeSearch } from './node-search'
 
 export interface ClosableSearch extends NodeSearch {
+  /** Starts the thread now rather than with the first question (it takes a few hundred milliseconds to answer). */
+  prepare(): void
   /** Ends the thread once the queries under way are answered. */
   close(): void
 }
@@ -14,7 +16,8 @@ type Waiting = { resolve: (v: unknown) => void; reject: (e: Error) => void }
 
 /**
  * `path`: the store's file (a :memory: store cannot be shared with a thread). The thread starts with the first
- * question, so a server whose index is ready before anyone asks never starts it. Should it fail, `local` (the
+ * question, or when the index says its warm-up will be long (prepare), so a server whose index is ready before
+ * anyone asks never starts it. Should it fail, `local` (the
  * store search on this thread) answers instead: slower for the event loop, but answers.
  */
 export function createThreadedStoreSearch(path: string, local: NodeSearch, log: Log): ClosableSearch {
@@ -63,6 +66,9 @@ export function createThreadedStoreSearch(path: string, local: NodeSearch, log: 
     publishersChanged: async () => {},
     status: () => ({ ready: false, indexed: 0, engine: 'store' }),
     generation: () => 0,
+    prepare() {
+      if (!closing && !failed) worker ??= start()
+    },
     /** Ends the thread once the queries under way are answered; no new query may come. */
     close() {
       if (closing) return

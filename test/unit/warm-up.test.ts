@@ -68,6 +68,33 @@ describe('warm-up', () => {
     await expect(thread.find(query)).rejects.toThrow('closed')
   })
 
+  test('a long warm-up (10,000 nodes and more) gets the fallback ready before anyone asks; a short one does not', async () => {
+    for (const [count, expected] of [
+      [9_999, 0],
+      [10_000, 1],
+    ] as const) {
+      db = await openStore(':memory:')
+      await seedNodes(db, nodes(count))
+      let prepared = 0
+      const search = createIndexedSearch(db, silentLog, { fallback: { ...createStoreSearch(db), prepare: () => prepared++ } })
+      await search.warm()
+      expect(prepared).toBe(expected)
+      await db.destroy()
+    }
+    db = undefined
+  })
+
+  test('a prepared store thread answers as one started by a question', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    db = await openStore(path)
+    await seedNodes(db, nodes(20))
+    const thread = createThreadedStoreSearch(path, createStoreSearch(db), silentLog)
+    thread.prepare()
+    thread.prepare()
+    expect((await thread.find(query)).total).toBe(10)
+    thread.close()
+  })
+
   test('closing the store thread lets the queries under way finish', async () => {
     const path = join(dirs.make(), 'registry.db')
     db = await openStore(path)
