@@ -17,8 +17,8 @@ type Waiting = { resolve: (v: unknown) => void; reject: (e: Error) => void }
 /**
  * `path`: the store's file (a :memory: store cannot be shared with a thread). The thread starts with the first
  * question, or when the index says its warm-up will be long (prepare), so a server whose index is ready before
- * anyone asks never starts it. Should it fail, `local` (the
- * store search on this thread) answers instead: slower for the event loop, but answers.
+ * anyone asks never starts it. Should it fail, `local` (the store search on this thread) answers instead: slower
+ * for the event loop, but answers.
  */
 export function createThreadedStoreSearch(path: string, local: NodeSearch, log: Log): ClosableSearch {
   let worker: Worker | undefined
