@@ -6,11 +6,13 @@
  * how long it took; the benchmark (scripts/bench/instances.ts) measures that delay.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
-import { TEST_DATABASE } from '../support/backends'
+import { backendEnv, TEST_DATABASE } from '../support/backends'
 import { cli, ensureBinary, startServerOn, type Server } from '../support/binary'
 
 const shared = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-two-'))
@@ -46,6 +48,30 @@ async function eventually(check: () => Promise<boolean>): Promise<number> {
     await Bun.sleep(20)
   }
   return performance.now() - started
+}
+
+/**
+ * Whether the upload of a node's version is claimed in the registry's store, read there directly: a PUT asking
+ * would take the claim itself when it came first.
+ */
+async function uploadClaimed(nodeId: string, version: string): Promise<boolean> {
+  const query = `select count(*) as n from upload_claims c join node_versions v on v.id = c.version_id
+    where v.node_id = '${nodeId}' and v.version = '${version}'`
+  const url = backendEnv(shared).REGISTRY_MIRROR_DATABASE
+  if (url) {
+    const sql = new SQL(url)
+    try {
+      return Number((await sql.unsafe(query))[0].n) > 0
+    } finally {
+      await sql.close()
+    }
+  }
+  const db = new Database(join(shared, 'registry.db'), { readonly: true })
+  try {
+    return db.query<{ n: number }, []>(query).get()!.n > 0
+  } finally {
+    db.close()
+  }
 }
 
 const zip = makeZip(samplePack([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(256 * 1024)) }]))
@@ -115,9 +141,13 @@ describe('two instances, one registry', () => {
     )
     socket.write(zip.slice(0, zip.byteLength / 2))
     // A is mid-upload once it holds the URL's claim (in the database): a second PUT, on either instance, is refused.
-    const second = () =>
-      fetch(`${b.url}${url.pathname}${url.search}`, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: 'x' })
-    await eventually(async () => (await read(await second())).error === 'upload_in_progress')
+    await eventually(() => uploadClaimed('blur-pack', '1.1.0'))
+    const second = await fetch(`${b.url}${url.pathname}${url.search}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/zip' },
+      body: 'x',
+    })
+    expect((await read(second)).error).toBe('upload_in_progress')
     a.proc.kill('SIGKILL')
     await a.proc.exited
     socket.end()
