@@ -9,6 +9,7 @@
  */
 import type MiniSearch from 'minisearch'
 import { Postings } from './postings'
+import { FuzzyMemo } from './fuzzy-memo'
 import { grown } from './typed-arrays'
 
 type FieldPostings = Map<number, number> | Postings
@@ -50,8 +51,6 @@ export interface FuzzyOptions {
 
 /** Above this, the marks restart from zero (a server answers billions of searches in a long life). */
 const MAX_MARK = 2 ** 30
-/** Query terms whose fuzzy expansions are remembered. */
-const FUZZY_TERMS_KEPT = 2000
 
 export class KeywordScorer {
   private readonly m: MiniSearchInternals
@@ -67,12 +66,11 @@ export class KeywordScorer {
   private lengths = new Int32Array(0)
   private readonly fieldCount: number
   /**
-   * The index's terms within a query term's edit distance, in the index's order, by query term and distance: the
-   * radix tree walk is most of a fuzzy search's cost, and people type the same words. Emptied whenever a term comes
-   * into the tree (termsChanged) or leaves it: leaving, a term merges its sibling into its parent at the end of the
-   * parent's children, which changes the order a walk finds terms in, and with it the order scores are summed.
+   * Typo expansions remembered. Emptied whenever a term comes into the tree (termsChanged) or leaves it: leaving, a
+   * term merges its sibling into its parent at the end of the parent's children, which changes the order a walk finds
+   * terms in, and with it the order scores are summed.
    */
-  private readonly fuzzyTerms = new Map<string, [term: string, distance: number][]>()
+  private readonly fuzzyMemo = new FuzzyMemo()
   /** Postings of discarded documents this scorer has cleaned up (each changes later scores of the term). */
   private cleaned = 0
 
@@ -87,14 +85,14 @@ export class KeywordScorer {
     const index = this.m._index
     const deleteTerm = index.delete.bind(index)
     index.delete = (term) => {
-      this.fuzzyTerms.clear()
+      this.fuzzyMemo.clear()
       deleteTerm(term)
     }
   }
 
   /** Documents were added, replaced or removed: their terms may be new. */
   termsChanged(): void {
-    this.fuzzyTerms.clear()
+    this.fuzzyMemo.clear()
   }
 
   /** Matching documents' ids (as given to MiniSearch) with MiniSearch's scores, in no particular order. */
@@ -241,13 +239,9 @@ export class KeywordScorer {
   /** MiniSearch's fuzzyGet, through the remembered expansions. */
   private fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]> {
     const index = this.m._index
-    const key = `${maxDistance}:${term}`
-    let expansions = this.fuzzyTerms.get(key)
-    if (!expansions) {
-      expansions = [...index.fuzzyGet(term, maxDistance)].map(([derived, [, distance]]) => [derived, distance] as [string, number])
-      if (this.fuzzyTerms.size >= FUZZY_TERMS_KEPT) this.fuzzyTerms.delete(this.fuzzyTerms.keys().next().value!)
-      this.fuzzyTerms.set(key, expansions)
-    }
+    const expansions = this.fuzzyMemo.get(term, maxDistance, () =>
+      [...index.fuzzyGet(term, maxDistance)].map(([derived, [, distance]]) => [derived, distance] as const),
+    )
     const found = new Map<string, [TermData, number]>()
     for (const [derived, distance] of expansions) {
       const data = index.get(derived)
