@@ -2,7 +2,7 @@
  * `registry-mirror copy-store` moves a registry kept in a data directory onto PostgreSQL and a bucket: afterwards
  * an app on the new backends serves the same nodes, archives, tokens and feed, and goes on from there.
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { createDiskBlobStore } from '../../src/blobs/disk'
@@ -10,7 +10,7 @@ import { openStore } from '../../src/store/db'
 import { feedPosition } from '../../src/store/changes'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
-import { testS3Settings, testSchema } from '../support/backends'
+import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('copy-store')
@@ -30,7 +30,7 @@ function io() {
   }
 }
 
-describe('copy-store', () => {
+describeOnBackends('copy-store', () => {
   test('moves every row, archive and the signing key; the copy serves the same registry and goes on', async () => {
     // A registry in a data directory, as serve keeps it.
     const dir = dirs.make()

@@ -3,7 +3,7 @@
  * which one is failing, and the instance recovers by itself when it comes back. The database and the object store
  * are reached through a TCP proxy that the test cuts and restores (the servers themselves are shared by all tests).
  */
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, expect, test } from 'bun:test'
 import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createBlobCache } from '../../src/blobs/disk-cache'
 import { createS3BlobStore } from '../../src/blobs/s3'
@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { openStore, type Store } from '../../src/store/db'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
-import { testS3Settings, testSchema } from '../support/backends'
+import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
 
 let t: TestApp | undefined
@@ -32,7 +32,7 @@ async function eventually(check: () => Promise<boolean>) {
   }
 }
 
-describe('the database goes away and comes back', () => {
+describeOnBackends('the database goes away and comes back', () => {
   test('503 database_unavailable on what needs it, /health answers, /ready says so; it recovers by itself', async () => {
     const schema = await testSchema()
     const real = new URL(schema.url)
@@ -65,7 +65,7 @@ describe('the database goes away and comes back', () => {
   })
 })
 
-describe('the object store goes away and comes back', () => {
+describeOnBackends('the object store goes away and comes back', () => {
   test('downloads and uploads answer 503 storage_unavailable, nothing half stored; both work again after', async () => {
     const settings = testS3Settings()
     const endpoint = new URL(settings.endpoint!)

@@ -6,13 +6,13 @@
  */
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db'
 import { PG_VERSION_TABLE } from '../../src/store/migrate'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
 import { openPostgres } from '../../src/store/postgres'
-import { testSchema } from '../support/backends'
+import { describeOnBackends, testSchema } from '../support/backends'
 import { describePostgres, describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
 
@@ -44,7 +44,7 @@ async function postgresShape(url: string) {
   }
 }
 
-describe('migrations on PostgreSQL', () => {
+describeOnBackends('migrations on PostgreSQL', () => {
   test('end with the same tables, columns, keys, indexes and checks as on SQLite', async () => {
     const { url } = await freshSchema()
     await (await openStore(url)).destroy()

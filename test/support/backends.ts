@@ -5,6 +5,7 @@
  * its own key prefix, so tests stay independent and can share one server.
  */
 import { SQL } from 'bun'
+import { describe } from 'bun:test'
 import { createDiskBlobStore } from '../../src/blobs/disk'
 import { createBlobCache } from '../../src/blobs/disk-cache'
 import { createS3BlobStore, type S3Settings } from '../../src/blobs/s3'
@@ -16,6 +17,20 @@ import { openStore, type Store } from '../../src/store/db'
 const env = process.env
 export const TEST_DATABASE = env.REGISTRY_MIRROR_TEST_DATABASE
 export const TEST_STORAGE = env.REGISTRY_MIRROR_TEST_STORAGE
+
+/**
+ * `describe` for the tests only PostgreSQL and S3 have (test/backends). `npm test` on a fresh machine has neither,
+ * so they are skipped there with a notice; with `CI` set, or either variable set, they run (and fail without them).
+ */
+const backendsMissing = !TEST_DATABASE && !TEST_STORAGE && !env.CI
+let noticed = false
+export function describeOnBackends(name: string, suite: () => void) {
+  if (backendsMissing && !noticed) {
+    noticed = true
+    console.warn('skipping the PostgreSQL and S3 tests (test/backends): the README says how to run them (scripts/test-backends.sh)')
+  }
+  describe.skipIf(backendsMissing)(name, suite)
+}
 
 /** The S3 settings of the test server, for a bucket prefix of one test. */
 export function testS3Settings(prefix = `t-${newId()}`): S3Settings {
