@@ -59,7 +59,10 @@ const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids)
     ),
 )
 
-/** A node (by its id, any case) with its active versions that have an archive here (the same rule). */
+/**
+ * A node (by its id, any case) and active versions of it that have an archive here, the newest among them: that one
+ * alone when it is the node's latest version (the common case), else all of them.
+ */
 export interface InstallableNode {
   node: Pick<NodeRow, 'id' | 'publisher_id' | 'status'>
   versions: VersionRow[]
@@ -69,36 +72,55 @@ type InstallableRow = { n_id: string; n_publisher_id: string; n_status: NodeRow[
   [K in keyof VersionRow]: VersionRow[K] | null
 }
 
-/** One statement for an install: the node and what it may install (a left join: a node without any is one row). */
+/** The rule of availableArchives for the version in the row: an archive stored, or one a source mirrors and serves. */
+const archiveHere = (eb: ExpressionBuilder<DB, 'node_versions'>) =>
+  eb.or([
+    eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
+    eb.exists(
+      eb
+        .selectFrom('mirror_archives')
+        .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+        .select('mirror_archives.version_id')
+        .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
+        .where('mirror_sources.archives', '!=', 'none')
+        .where('mirror_archives.problem', '=', ''),
+    ),
+  ])
+
+const NODE_COLUMNS = ['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'] as const
+
+/**
+ * The common case in two key lookups: the node's latest version (its highest active one, kept on the node row)
+ * when it has an archive here, which makes it the newest installable one. No row: ask installableOfNode.
+ */
+const installableLatest = prepared<{ id: string }, InstallableRow>((db, p) =>
+  db
+    .selectFrom('nodes')
+    .innerJoin('node_versions', 'node_versions.id', 'nodes.latest_version_id')
+    .where('nodes.normalized_id', '=', p.id)
+    .where('nodes.latest_version_status', '=', 'active')
+    .where('node_versions.status', '=', 'active')
+    .where(archiveHere)
+    .selectAll('node_versions')
+    .select(NODE_COLUMNS),
+)
+
+/** The node and every version it may install (a left join: a node without any is one row). */
 const installableOfNode = prepared<{ id: string }, InstallableRow>((db, p) =>
   db
     .selectFrom('nodes')
     .leftJoin('node_versions', (join) =>
-      join
-        .onRef('node_versions.node_id', '=', 'nodes.id')
-        .on('node_versions.status', '=', 'active')
-        .on((eb) =>
-          eb.or([
-            eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
-            eb.exists(
-              eb
-                .selectFrom('mirror_archives')
-                .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-                .select('mirror_archives.version_id')
-                .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
-                .where('mirror_sources.archives', '!=', 'none')
-                .where('mirror_archives.problem', '=', ''),
-            ),
-          ]),
-        ),
+      join.onRef('node_versions.node_id', '=', 'nodes.id').on('node_versions.status', '=', 'active').on(archiveHere),
     )
     .selectAll('node_versions')
-    .select(['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'])
+    .select(NODE_COLUMNS)
     .where('nodes.normalized_id', '=', p.id),
 )
 
 export async function findInstallableNode(db: Store, id: string): Promise<InstallableNode | undefined> {
-  const rows = await installableOfNode(db, { id: id.toLowerCase() })
+  const params = { id: id.toLowerCase() }
+  const [fast] = await installableLatest(db, params)
+  const rows = fast ? [fast] : await installableOfNode(db, params)
   const first = rows[0]
   if (!first) return undefined
   const versions = rows.flatMap(({ n_id: _i, n_publisher_id: _p, n_status: _s, ...v }) => (v.id === null ? [] : [v as VersionRow]))

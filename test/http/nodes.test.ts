@@ -83,6 +83,17 @@ describe('GET /nodes/{id}/install', () => {
     expect((await t.call('GET', '/nodes/pack')).body.downloads).toBe(2)
   })
 
+  test('an install without a version passes over a latest version that has no archive here', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    await publishActive(t, { pat, node: 'pack', version: '1.1.0' })
+    // As a mirrored version whose archive was refused is: active, the node's latest, and nothing to download here.
+    const newest = await t.deps.db.selectFrom('node_versions').select('id').where('version', '=', '1.1.0').executeTakeFirstOrThrow()
+    await t.deps.db.deleteFrom('archives').where('version_id', '=', newest.id).execute()
+    expect((await t.call('GET', '/nodes/pack')).body.latest_version.version).toBe('1.1.0')
+    expect((await t.call('GET', '/nodes/PACK/install')).body).toMatchObject({ version: '1.0.0' })
+  })
+
   test('404 for an unknown node or version, or one without an archive', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })
