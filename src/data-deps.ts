@@ -12,7 +12,7 @@ import { createRateLimiter } from './services/rate-limit'
 import { createMetrics } from './metrics'
 import { createStoreSearch } from './search/store-search'
 import { createRepoHost } from './upstream/repohost'
-import { startCheckpointer } from './store/checkpointer'
+import { checkpointInBackground } from './store/checkpointer'
 import { dialectOf } from './store/db'
 
 /** Leftover staging files of a killed process are this old at most when a command starts (see blobs/disk.ts). */
@@ -22,13 +22,10 @@ const STALE_PART_MS = 60 * 60_000
 export async function openDataDeps(backends: BackendConfig, opts: { logLevel: LogLevel }): Promise<Deps & { close(): Promise<void> }> {
   const log = createLog({ level: opts.logLevel })
   const { db, blobs, sqlitePath } = await openBackends(backends, backends.data, log, { durable: true })
-  if (dialectOf(db) === 'sqlite') {
-    // Bulk writers: a page cache that holds a batch's pages (64 MiB rather than 2), and fewer, larger checkpoints.
-    await sql`pragma cache_size = -65536`.execute(db)
-    await sql`pragma wal_autocheckpoint = 16384`.execute(db)
-  }
+  // Bulk writers: a page cache that holds a batch's pages (64 MiB rather than 2).
+  if (dialectOf(db) === 'sqlite') await sql`pragma cache_size = -65536`.execute(db)
   // And checkpoints in another thread as they write, rather than all of it at close (see checkpointer.ts).
-  const checkpointer = sqlitePath ? startCheckpointer(sqlitePath) : undefined
+  const checkpointer = await checkpointInBackground(db, sqlitePath)
   await blobs.sweep(STALE_PART_MS)
   // No server here: nothing is rendered for clients and no index is kept; a running server catches up at its next start.
   const deps = {

@@ -25,6 +25,7 @@ import { createRepoHost } from './upstream/repohost'
 import { dropRateWindows } from './store/shared-state'
 import { followStore } from './services/store-follower'
 import { openBackends, type Backends } from './serve-backends'
+import { checkpointInBackground } from './store/checkpointer'
 import { startMirroring } from './serve-mirror'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -168,6 +169,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     videoProvider: config['video-provider-url'] ? new URL(config['video-provider-url']).host : null,
   })
   deps.downloads.start()
+  // Each second's download flush is copied into the store file by another thread (see store/checkpointer.ts).
+  const checkpointer = await checkpointInBackground(db, backends.sqlitePath)
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
 
@@ -192,6 +195,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
   await deps.downloads.stop() // the counts of the last interval, after the last request
   search.close()
+  await checkpointer?.stop()
   await db.destroy()
   removeTemporary()
   log.info('server.stopped', {})

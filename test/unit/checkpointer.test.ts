@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startCheckpointer } from '../../src/store/checkpointer'
+import { sql } from 'kysely'
+import { checkpointInBackground, startCheckpointer } from '../../src/store/checkpointer'
 import { openStore, type Store } from '../../src/store/db'
 import { tempDirs } from '../support/tmp'
 
@@ -43,6 +44,23 @@ describe('the checkpoint thread', () => {
       ).n,
     ).toBe(1000)
     await again.destroy()
+  })
+
+  test("in the background (as serve has it), the writer's own checkpoints wait for a 64 MiB log; none for PostgreSQL", async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const db = await openStore(path)
+    const autocheckpoint = async () =>
+      (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).rows[0]!.wal_autocheckpoint
+    expect(await autocheckpoint()).toBe(1000) // SQLite's default: the writer copies the log after every 4 MB commit
+    expect(await checkpointInBackground(db, undefined)).toBeUndefined()
+    const checkpointer = (await checkpointInBackground(db, path))!
+    expect(await autocheckpoint()).toBe(16384)
+    const before = statSync(path).size
+    await write(db, 0, 1000) // about 2,000 pages, more than the default allows the writer
+    while (statSync(path).size <= before) await Bun.sleep(5) // copied by the thread
+    await checkpointer.stop()
+    await db.destroy()
+    expect(existsSync(`${path}-wal`)).toBe(false)
   })
 
   test('a store it cannot open costs nothing: stopping still ends it', async () => {
