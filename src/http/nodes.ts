@@ -148,7 +148,7 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
 
   const install = createInstallLookup(deps)
   app.get('/:nodeId/install', specs.install, async (c) =>
-    c.json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
+    json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
   )
 
   app.get('/:nodeId/versions', specs.versions, async (c) => {

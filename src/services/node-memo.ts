@@ -14,18 +14,24 @@ export interface NodeMemo<T> {
   set(key: string, nodeId: string, started: number, value: T): void
 }
 
-/** What an entry costs beside its key (the map entry, the entry object, the value's own fields). */
+/**
+ * `entryBytes`: what an entry costs beside its key (the map entry, the entry object, the value's own fields);
+ * `valueBytes`, for values whose size varies: what the value holds besides (the text of a rendered answer).
+ */
 export function createNodeMemo<T>(
   changes: Pick<NodeJsonCache, 'sequence' | 'contentChangedAfter'>,
   maxBytes: number,
   entryBytes: number,
+  valueBytes: (value: T) => number = () => 0,
 ): NodeMemo<T> {
-  const cache = new Map<string, { nodeId: string; sequence: number; value: T }>()
+  const cache = new Map<string, { nodeId: string; sequence: number; value: T; bytes: number }>()
   let bytes = 0
   const nextOldest = oldestFirst(cache)
-  const cost = (key: string) => 2 * key.length + entryBytes
   const drop = (key: string) => {
-    if (cache.delete(key)) bytes -= cost(key)
+    const entry = cache.get(key)
+    if (!entry) return
+    cache.delete(key)
+    bytes -= entry.bytes
   }
   return {
     get(key) {
@@ -39,14 +45,16 @@ export function createNodeMemo<T>(
     set(key, nodeId, started, value) {
       if (changes.contentChangedAfter(nodeId, started)) return
       drop(key)
-      while (bytes + cost(key) > maxBytes) {
+      const cost = 2 * key.length + entryBytes + valueBytes(value)
+      // One that can never fit is not kept, rather than emptying the memo first.
+      if (cost > maxBytes) return
+      while (bytes + cost > maxBytes) {
         const oldest = nextOldest()
         if (oldest === undefined) break
         drop(oldest)
       }
-      if (bytes + cost(key) > maxBytes) return
-      cache.set(key, { nodeId, sequence: started, value })
-      bytes += cost(key)
+      cache.set(key, { nodeId, sequence: started, value, bytes: cost })
+      bytes += cost
     },
   }
 }
