@@ -89,7 +89,7 @@ async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: Pu
   const explicitIds = new Set(explicit.map((p) => p.id))
   // An embedded publisher only fills a gap: its own entry, when it comes, is as current.
   const items = [...explicit, ...embedded.filter((p) => !explicitIds.has(p.id) && !current.has(p.id))]
-  const inserts = []
+  const inserts: Record<string, unknown>[] = []
   for (const p of lastById(items)) {
     await breathe()
     const cur = current.get(p.id)
@@ -100,24 +100,40 @@ async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: Pu
       continue
     }
     const row = publisherRow(p, keptStatus(cur, origin, p.status), b.w.now)
-    const mirror = mirrorColumns(b, p.status)
-    if (cur && !differs(cur, row)) {
-      await keepOrigin(b, 'publisher', p.id, cur, mirror)
-      continue
-    }
-    if (cur)
-      await b.w.db
-        .updateTable('publishers')
-        .set({ ...row, ...mirror })
-        .where('id', '=', p.id)
-        .execute()
-    else inserts.push({ ...row, ...mirror })
+    if (!(await writeMirrored(b, 'publisher', p.id, cur, row, mirrorColumns(b, p.status), inserts))) continue
     there.add(p.id)
     b.w.publisher(p.id)
     b.result.changed.publishers++
   }
   await insertRows(b.w.db, 'publishers', inserts)
   return there
+}
+
+/**
+ * A mirrored publisher or node as the upstream has it now: when nothing differs, only its origin is kept;
+ * otherwise it is updated in place, or queued in `inserts` when new here. Whether it changed.
+ */
+async function writeMirrored(
+  b: Batch,
+  kind: 'publisher' | 'node',
+  id: string,
+  cur: MirrorColumnValues | undefined,
+  row: ReturnType<typeof publisherRow> | ReturnType<typeof nodeRow>,
+  mirror: ReturnType<typeof mirrorColumns>,
+  inserts: Record<string, unknown>[],
+): Promise<boolean> {
+  if (cur && !differs(cur, row)) {
+    await keepOrigin(b, kind, id, cur, mirror)
+    return false
+  }
+  if (cur)
+    await b.w.db
+      .updateTable(ENTITY_TABLE[kind])
+      .set({ ...row, ...mirror })
+      .where('id', '=', id)
+      .execute()
+  else inserts.push({ ...row, ...mirror })
+  return true
 }
 
 async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>): Promise<void> {
@@ -131,7 +147,7 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
       )
     ).map((n) => [n.normalized_id, n]),
   )
-  const inserts = []
+  const inserts: Record<string, unknown>[] = []
   for (const n of lastById(items)) {
     await breathe()
     const cur = current.get(n.id.toLowerCase())
@@ -148,18 +164,7 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
       // A claim here moved the node to a local publisher: the owner stays as claimed.
       const owner = cur && origin && cur.publisher_id !== origin.mirror_owner ? cur.publisher_id : n.publisher_id
       const row = nodeRow(n, owner, keptStatus(cur, origin, n.status), b.w.now)
-      const mirror = mirrorColumns(b, n.status, n.publisher_id)
-      if (cur && !differs(cur, row)) {
-        await keepOrigin(b, 'node', n.id, cur, mirror)
-        continue
-      }
-      if (cur)
-        await b.w.db
-          .updateTable('nodes')
-          .set({ ...row, ...mirror })
-          .where('id', '=', n.id)
-          .execute()
-      else inserts.push({ ...row, ...mirror })
+      if (!(await writeMirrored(b, 'node', n.id, cur, row, mirrorColumns(b, n.status, n.publisher_id), inserts))) continue
       b.w.node(n.id)
       b.result.changed.nodes++
     }
