@@ -318,6 +318,11 @@ export class Catalog {
     this.sorted = true
   }
 
+  /** Builds the substring indexes' stale parts until `deadline` (at least one step); true when some are left. */
+  prepareSubstrings(deadline: number): boolean {
+    return this.repositories.rebuildStale(deadline) || this.hostNodes.rebuildStale(deadline)
+  }
+
   /** Slots in list order. */
   ordered(): readonly number[] {
     return this.order

@@ -226,6 +226,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       clearCache()
       ready = true
       fallback.close?.()
+      // Searches are answered meanwhile (one that needs a part not built yet builds it).
+      while (!closed && catalog.prepareSubstrings(performance.now() + sliceMs)) await yieldToRequests()
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })

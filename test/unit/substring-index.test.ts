@@ -48,3 +48,77 @@ test('values past ASCII: each hit is the slot holding it', () => {
   expect(index.search('ée')).toEqual([4])
   expect(index.search('plain')).toEqual([2])
 })
+
+/** Values like host node names, from a small alphabet so that needles often match, across many blocks. */
+function randomValues(count: number, seed: number): string[] {
+  let state = seed
+  const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32
+  const letters = 'abcdeé日 _'
+  const word = () => Array.from({ length: 1 + Math.floor(random() * 12) }, () => letters[Math.floor(random() * letters.length)]).join('')
+  return Array.from({ length: count }, () => Array.from({ length: Math.floor(random() * 4) }, word).join('\n'))
+}
+
+test('the trigram filter never loses a match: the same slots as scanning every value, for needles of any length', () => {
+  const values = randomValues(3_000, 7)
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  const needles = new Set<string>()
+  for (let slot = 0; needles.size < 400; slot = (slot + 37) % values.length) {
+    const names = values[slot]!.split('\n')
+    const name = names[names.length - 1]!
+    const length = 1 + (slot % 8)
+    // From within a name, and the end of a slot's last one (where a block's text may end).
+    needles.add(slot % 2 ? name.slice(Math.floor(name.length / 3)).slice(0, length) : name.slice(-length))
+  }
+  needles.delete('')
+  for (const needle of needles) {
+    const expected = values.flatMap((v, slot) => (v.split('\n').some((name) => name.includes(needle)) ? [slot] : []))
+    expect({ needle, slots: index.search(needle) }).toEqual({ needle, slots: expected })
+  }
+})
+
+test('a needle spanning two values of a slot matches neither', () => {
+  const values = ['loadimage\nsaveimage', 'imagesave']
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  expect(index.search('imagesave')).toEqual([1])
+  expect(index.search('image\nsave')).toEqual([])
+})
+
+test('a rare needle reads only the blocks that may hold it', () => {
+  const values = Array.from({ length: 20_000 }, (_, i) => (i === 12_345 ? 'KSamplerAdvancedRare'.toLowerCase() : `node class ${i % 977}`))
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  index.search('class 12') // builds every block
+  const before = index.scannedBlocks
+  expect(index.search('kampleradvancedrare'.slice(1))).toEqual([12_345])
+  expect(index.scannedBlocks - before).toBeLessThanOrEqual(2) // of 40 blocks
+  const common = index.scannedBlocks
+  expect(index.search('node class').length).toBe(19_999)
+  expect(index.scannedBlocks - common).toBeGreaterThanOrEqual(39)
+})
+
+test('rebuildStale builds at least one block a call until none is left, and searches then read no value', () => {
+  const values = Array.from({ length: 5_000 }, (_, i) => `value ${i}`)
+  let reads = 0
+  const index = new SubstringIndex(
+    (slot) => (reads++, values[slot]),
+    () => values.length,
+  )
+  let calls = 0
+  while (index.rebuildStale(0)) calls++ // a deadline already past: one block each call
+  expect(calls).toBe(Math.ceil(5_000 / 512) - 1)
+  expect(reads).toBe(5_000)
+  expect(index.search('value 4999')).toEqual([4_999])
+  expect(reads).toBe(5_000)
+  values[3] = 'changed'
+  index.invalidate(3)
+  expect(index.rebuildStale(performance.now() + 1_000)).toBe(false)
+  expect(reads).toBeLessThanOrEqual(5_000 + 512)
+})
