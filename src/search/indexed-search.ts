@@ -163,8 +163,13 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     if (!hits) return inListOrder(plan, exact)
     const lead = passing(plan, exact)
     const skip = new Set(lead)
-    const rest = hits.filter((h) => !skip.has(h.slot) && (!plan.candidates || plan.candidates.has(h.slot)) && plan.keep(h.slot))
-    rest.sort((a, b) => b.score - a.score || catalog.rank(a.slot) - catalog.rank(b.slot))
+    const rest: { slot: number; score: number; rank: number }[] = []
+    for (const { slot, score } of hits) {
+      if (!skip.has(slot) && (!plan.candidates || plan.candidates.has(slot)) && plan.keep(slot))
+        rest.push({ slot, score, rank: catalog.rank(slot) })
+    }
+    // Each hit's place in list order read once, not at each comparison (a sort of thousands compares many ties).
+    rest.sort((a, b) => b.score - a.score || a.rank - b.rank)
     const out = new Int32Array(lead.length + rest.length)
     out.set(lead)
     for (let i = 0; i < rest.length; i++) out[lead.length + i] = rest[i]!.slot
