@@ -6,13 +6,13 @@
  * in half the memory of a string holding any character past Latin-1; UTF-8 being self-synchronizing, a byte match
  * of a whole needle is a character match.
  *
- * Each block also keeps which byte trigrams its text holds, as bits of a hash (about a third of the text's size),
+ * Each block also keeps which byte trigrams its text holds, as bits of a hash (a quarter to a half of the text's size),
  * and a needle of three bytes or more skips every block missing one of its trigrams. A rare needle then reads a few
  * blocks instead of all of them: at 100,000 nodes a host node search scanned 17 MB (1.5 ms) for a few dozen hits.
  */
 
 const BLOCK = 512
-/** Bits of a block's trigram filter: about two per byte of its text, a power of two within these bounds. */
+/** Bits of a block's trigram filter: the power of two from two to four per byte of its text, within these bounds. */
 const MIN_FILTER_BITS = 1 << 12
 const MAX_FILTER_BITS = 1 << 18
 const NEWLINE = 0x0a
