@@ -27,6 +27,7 @@ import { followStore } from './services/store-follower'
 import { openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
 import { startMirroring } from './serve-mirror'
+import { fillDocumentsInBackground } from './services/node-documents'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -172,7 +173,9 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   // Each second's download flush is copied into the store file by another thread (see store/checkpointer.ts).
   const checkpointer = await checkpointInBackground(db, backends.sqlitePath)
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
-  search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
+  const warm = search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
+  // Then the documents of nodes written before they existed (an upgraded store), a batch at a time.
+  const filling = warm.then(() => fillDocumentsInBackground(db, log))
 
   const sweep = async () => {
     const parts = await blobs.sweep(ABANDONED_AFTER_MS)
@@ -195,6 +198,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
   await deps.downloads.stop() // the counts of the last interval, after the last request
   search.close()
+  await (await filling).stop()
   await checkpointer?.stop()
   await db.destroy()
   removeTemporary()

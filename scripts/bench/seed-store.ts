@@ -9,6 +9,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '../../src/store/db'
+import { fillMissingDocuments } from '../../src/services/node-documents'
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import { REAL_NODES } from '../../test/support/seed'
 import { picker, seededRandom } from './random'
@@ -119,6 +120,10 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
     db.run('UPDATE registry_instance SET last_serial = (SELECT max(serial) FROM changes)')
   })()
   db.close()
+  // Each node's rendered document, as the registry's own writes would have stored it.
+  const store = await openStore(join(dir, 'registry.db'))
+  await fillMissingDocuments(store)
+  await store.destroy()
 }
 
 if (import.meta.main) {

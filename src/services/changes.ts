@@ -1,14 +1,15 @@
 /**
- * The one way services write. `commitWrite` runs the work in one transaction, appends what it touched to the
- * change feed and its audit entries in that same transaction, and after the commit brings the search index
- * and the JSON caches up to date before the write answers. The caches move on only after the index did, so
- * that nothing rendered from the old index state can be kept as current.
+ * The one way services write. `commitWrite` runs the work in one transaction, writes in that same transaction
+ * what it touched to the change feed, its audit entries and the changed nodes' documents, and after the commit
+ * brings the search index and the JSON caches up to date before the write answers. The caches move on only after
+ * the index did, so that nothing rendered from the old index state can be kept as current.
  */
 import type { Store } from '../store/db'
 import { appendChanges, insertAudit } from '../store/changes'
 import type { ChangeKind } from '../store/schema'
 import type { Actor } from './access'
 import { timestamp, type Deps } from './deps'
+import { writeDocuments } from './node-documents'
 import { ownSerials } from './own-serials'
 
 export interface AuditEntry {
@@ -78,6 +79,8 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
       },
     }
     const value = await work(w)
+    // The changed nodes' documents, from the rows as this write leaves them (a publisher shows in them when served).
+    await writeDocuments(trx, [...nodes])
     const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
     const countedOnly = new Set([...counts.keys()].filter((id) => !nodes.has(id)))
     const fed = [

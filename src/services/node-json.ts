@@ -1,15 +1,18 @@
 /**
- * Rendered node JSON (with publisher and latest_version), cached per node, bounded by bytes, and dropped only
- * for the nodes a change touched. The download count is kept beside the cached text and written in when the
- * text is served, so that a counter flush updates the number without rendering anything again.
+ * Rendered node JSON (with publisher and latest_version), made from each node's stored document
+ * (node-documents.ts), cached per node, bounded by bytes, and dropped only for the nodes a change touched. The
+ * download count is kept beside the cached text and written in when the text is served, so that a counter flush
+ * updates the number without rendering anything again.
  */
 import type { CacheCounter } from '../metrics'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
+import { readDocuments, storedDocument, type ServedDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import type { PublisherJson } from '../domain/wire'
-import { renderNodePublishers, renderNodes } from './views'
+import { availableArchiveIds } from '../store/versions'
+import { DOCUMENT_FORMAT, documentsOf, documentTail, publisherText } from './node-documents'
+import { renderNodePublishers } from './views'
 
 /** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
 export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
@@ -89,28 +92,48 @@ export function createNodeJsonCache(
   const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
 
   /**
-   * Rendered publishers (as every node shows them), a few per thousand nodes: kept until any publisher changes,
-   * within a 16th of the bytes. They were two of the five queries of rendering a page of nodes.
+   * Rendered publishers (as every node shows them, as text), a few per thousand nodes: kept until any publisher
+   * changes, within a 16th of the bytes. They were two of the five queries of rendering a page of nodes.
    */
-  const publishers = new Map<string, { json: PublisherJson; size: number }>()
+  const publishers = new Map<string, string>()
   let publisherBytes = 0
-  async function renderPublishersOf(ids: readonly string[]): Promise<PublisherJson[]> {
+  async function publisherTexts(ids: readonly string[]): Promise<Map<string, string>> {
     const missing = ids.filter((id) => !publishers.has(id))
     const started = sequence
-    const fresh = missing.length ? await renderNodePublishers(db, missing) : []
+    const fresh = new Map((missing.length ? await renderNodePublishers(db, missing) : []).map((p) => [p.id, publisherText(p)]))
     if (allChangedAt <= started) {
-      for (const json of fresh) {
-        const size = JSON.stringify(json).length + ENTRY_OVERHEAD
+      for (const [id, text] of fresh) {
+        const size = text.length + ENTRY_OVERHEAD
         if (publisherBytes + size > maxBytes / 16) {
           publishers.clear()
           publisherBytes = 0
         }
-        publishers.set(json.id, { json, size })
+        publishers.set(id, text)
         publisherBytes += size
       }
     }
-    const byId = new Map(fresh.map((p) => [p.id, p]))
-    return ids.flatMap((id) => byId.get(id) ?? publishers.get(id)?.json ?? [])
+    const texts = new Map<string, string>()
+    for (const id of ids) {
+      const text = fresh.get(id) ?? publishers.get(id)
+      if (text !== undefined) texts.set(id, text)
+    }
+    return texts
+  }
+
+  /**
+   * Documents as stored (in the rows given, or read), else made from the rows: nodes written before documents
+   * existed, or by an executable of another format.
+   */
+  async function documentsFor(ids: readonly string[], known: readonly NodeRow[] | undefined): Promise<ServedDocument[]> {
+    const given = known?.filter((row) => ids.includes(row.id)) ?? []
+    const docs = given.flatMap((row) => storedDocument(row, DOCUMENT_FORMAT) ?? [])
+    const unread = ids.filter((id) => !given.some((row) => row.id === id))
+    if (unread.length) docs.push(...(await readDocuments(db, DOCUMENT_FORMAT, unread)))
+    if (docs.length === ids.length) return docs
+    const have = new Set(docs.map((d) => d.node_id))
+    const unreadWithout = unread.filter((id) => !have.has(id))
+    const rows = [...given.filter((row) => !have.has(row.id)), ...(unreadWithout.length ? await listNodesByIds(db, unreadWithout) : [])]
+    return [...docs, ...(await documentsOf(db, rows))]
   }
 
   return {
@@ -129,12 +152,18 @@ export function createNodeJsonCache(
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
       const started = known ? Math.min(known.sequence, sequence) : sequence
-      const given = known?.rows.filter((row) => missing.includes(row.id)) ?? []
-      const unread = given.length ? missing.filter((id) => !given.some((row) => row.id === id)) : missing
-      const rows = unread.length ? [...given, ...(await listNodesByIds(db, unread))] : given
+      const docs = await documentsFor(missing, known?.rows)
+      const [texts, archived] = await Promise.all([
+        publisherTexts([...new Set(docs.map((d) => d.publisher_id))]),
+        availableArchiveIds(
+          db,
+          docs.flatMap((d) => (d.latest_version_id ? [d.latest_version_id] : [])),
+        ),
+      ])
       const fresh = new Map<string, Entry>()
-      for (const { downloads, ...rest } of await renderNodes(db, rows, { publicUrl, publishers: renderPublishersOf })) {
-        fresh.set(rest.id, { downloads, tail: `,${JSON.stringify(rest).slice(1)}` })
+      for (const d of docs) {
+        const url = d.latest_version_id && archived.has(d.latest_version_id) ? publicUrl + d.download_path : ''
+        fresh.set(d.node_id, { downloads: d.downloads, tail: documentTail(d, texts.get(d.publisher_id), url) })
       }
       // Rows read before a change to them landed are answered once but not kept as current.
       for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)

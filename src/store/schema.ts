@@ -103,6 +103,12 @@ export interface NodeTable {
   /** The publisher the upstream last gave it: a node whose owner differs was claimed here. */
   mirror_owner: Generated<string>
   mirror_checked_at: Generated<string>
+
+  /** The node's rendered JSON (schema.sql says what each column holds); format null: none yet. */
+  document_format: Generated<number | null>
+  document_json: Generated<string | null>
+  document_version_json: Generated<string | null>
+  document_download_path: Generated<string>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'

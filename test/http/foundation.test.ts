@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, storedBlobs, upload, type TestApp } from '../support/app'
+import { writeDocuments } from '../../src/services/node-documents'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -97,6 +98,7 @@ describe('signed uploads are single-use from the first byte', () => {
     const { pat } = await aliceWithPublisher(t)
     const node = await publish(t, { pat, node: 'pack', version: '1.0.0' })
     await t.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'pack').execute()
+    await writeDocuments(t.deps.db, ['pack']) // what a write through commitWrite does too
     expect((await upload(t, node.body.signedUrl)).body).toMatchObject({ error: 'node_banned', message: 'Node Banned' })
     const other = await publish(t, { pat, node: 'other', version: '1.0.0' })
     await t.deps.db.updateTable('publishers').set({ status: 'banned' }).where('id', '=', 'acme').execute()

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { addresses, escaped, HOSTILE, pack, PAGES, pageOf, seedPages } from '../support/web-pages'
+import { writeDocuments } from '../../src/services/node-documents'
 
 let t: TestApp
 afterEach(async () => {
@@ -107,6 +108,7 @@ describe('every page', () => {
     expect(moved.status).toBe(301)
     expect(moved.headers.get('location')).toBe('/-/nodes/blur-pack')
     await t.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'blur-pack').execute()
+    await writeDocuments(t.deps.db, ['blur-pack']) // what a write through commitWrite does too
     const banned = await page('/-/nodes/blur-pack')
     expect(banned.status).toBe(403)
     expect(banned.html).toContain('<p>Node Banned</p>')

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
 import { serveTestApp, sync, type ServedApp } from '../support/mirror'
+import { writeDocuments } from '../../src/services/node-documents'
 
 let upstream: ServedApp
 let mirror: TestApp
@@ -86,6 +87,7 @@ describe('sync from another registry-mirror', () => {
     })
     await upstream.call('PUT', '/publishers/acme', { token, body: { name: 'Acme Corp' } })
     await upstream.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'sharp-pack').execute()
+    await writeDocuments(upstream.deps.db, ['sharp-pack']) // what a write through commitWrite does too
     await upstream.deps.db.updateTable('changes').set({ serial: 999 }).where('entity_id', '=', 'sharp-pack').execute()
     await upstream.deps.db.updateTable('registry_instance').set({ last_serial: 999 }).execute()
     const second = await sync(mirror, upstream.url)

@@ -25,6 +25,7 @@ import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
 import { testBlobStore, testStore } from './backends'
+import { staleDocuments } from './documents'
 
 export const PUBLIC_URL = 'http://registry.test'
 
@@ -123,8 +124,11 @@ export async function makeTestApp(
     logs,
     clock,
     async cleanup() {
+      // A store the test opened may be closed or cut by now; the others are checked before they close.
+      const stale = given ? [] : await staleDocuments(db)
       await store.close()
       rmSync(dir, { recursive: true, force: true })
+      if (stale.length) throw new Error(`node documents out of date at the end of the test: ${stale.join(', ')}`)
     },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }

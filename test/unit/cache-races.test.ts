@@ -8,6 +8,7 @@ import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { pickLatest } from '../../src/services/latest'
+import { writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
 
@@ -46,8 +47,27 @@ describe('node JSON cache', () => {
     const base = db
     let cache!: ReturnType<typeof createNodeJsonCache>
     const racing = db.withPlugin(
-      interleave(/"nodes"/, async () => {
+      // The node's row, read whole (it has no document: seeded straight into the store).
+      interleave(/^(?!.*document_json).*"nodes"/, async () => {
         await setDescription(base, 'a', 'new')
+        cache.nodesChanged(['a'])
+      }),
+    )
+    cache = createNodeJsonCache(racing, 'http://x')
+    expect(JSON.parse((await cache.render(['a']))[0]!).description).toBe('old')
+    expect(JSON.parse((await cache.render(['a']))[0]!).description).toBe('new')
+  })
+
+  test('a document read before a change landed is returned once but not kept as current', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [{ id: 'a', description: 'old' }])
+    await writeDocuments(db, ['a'])
+    const base = db
+    let cache!: ReturnType<typeof createNodeJsonCache>
+    const racing = db.withPlugin(
+      interleave(/document_json/, async () => {
+        await setDescription(base, 'a', 'new')
+        await writeDocuments(base, ['a'])
         cache.nodesChanged(['a'])
       }),
     )

@@ -6,6 +6,7 @@ import { listed, listResponseCache } from '../../src/http/response-cache'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
+import { writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
 
@@ -15,12 +16,16 @@ afterEach(async () => {
   db = undefined
 })
 
-/** A store of `n` nodes whose reads of the nodes table are counted. */
+/** A store of `n` nodes with their documents, whose reads of the nodes table are counted. */
 async function store(n: number) {
   db = await openStore(':memory:')
   await seedNodes(
     db,
     Array.from({ length: n }, (_, i) => ({ id: `node-${i}`, description: `sprocket number ${i} `.repeat(20) })),
+  )
+  await writeDocuments(
+    db,
+    Array.from({ length: n }, (_, i) => `node-${i}`),
   )
   const reads = { nodes: 0 }
   const plugin: KyselyPlugin = {

@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect } from 'kysely'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
 import { adaptBunSqlite } from '../../src/store/sqlite-adapter'
 import { openStore } from '../../src/store/db'
+import { DOCUMENT_FORMAT, fillMissingDocuments } from '../../src/services/node-documents'
 import { describeSqlite } from '../support/neutral-schema'
 import { tempDirs } from '../support/tmp'
 
@@ -61,6 +62,22 @@ describe('schema migrations', () => {
       { serial: 3, kind: 'version', entity_id: 'v1' },
     ])
     expect(sqlite.query('select last_serial from registry_instance').get()).toEqual({ last_serial: 3 })
+  })
+
+  test('nodes stored before version 9 get their documents from the fill, rendered as their rows are', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    await firstReleaseStore(path)
+    const db = await openStore(path)
+    try {
+      const documents = () => db.selectFrom('nodes').select(['id', 'document_format', 'document_json', 'document_download_path']).execute()
+      expect(await documents()).toEqual([{ id: 'Pack', document_format: null, document_json: null, document_download_path: '' }])
+      expect(await fillMissingDocuments(db)).toBe(1)
+      const [doc] = await documents()
+      expect(doc).toMatchObject({ id: 'Pack', document_format: DOCUMENT_FORMAT, document_download_path: '' })
+      expect(JSON.parse(doc!.document_json!)).toMatchObject({ id: 'Pack', name: 'Pack' })
+    } finally {
+      await db.destroy()
+    }
   })
 
   test('access tokens made before they had ids get ids and keep working', async () => {

@@ -7,6 +7,7 @@ import * as moderation from './005-moderation'
 import * as mirror from './006-mirror'
 import * as sharedState from './007-shared-state'
 import * as mirrorOriginColumns from './008-mirror-origin-columns'
+import * as nodeDocuments from './009-node-documents'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'mirroring: sources, origins, upstream archives', up: mirror.up },
   { version: 7, name: 'shared secrets and rate limits (several instances)', up: sharedState.up },
   { version: 8, name: 'mirror origins on the entity rows', up: mirrorOriginColumns.up },
+  { version: 9, name: 'rendered node documents', up: nodeDocuments.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version

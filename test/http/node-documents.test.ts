@@ -1,0 +1,173 @@
+/**
+ * Node documents: every write stores its nodes' rendered JSON, reads serve it (and fall back to the rows for nodes
+ * without one), and the fill writes what is missing without ever replacing what a write stored.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import type { KyselyPlugin } from 'kysely'
+import { commitWrite } from '../../src/services/changes'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { DOCUMENT_FORMAT, documentsOf, fillMissingDocuments } from '../../src/services/node-documents'
+import { renderNode } from '../../src/services/nodes'
+import { saveDocuments } from '../../src/store/node-documents'
+import { findNode, listNodesByIds } from '../../src/store/nodes'
+import type { Store } from '../../src/store/db'
+import { aliceWithPublisher, makeTestApp, PUBLIC_URL, publish, publishActive, upload, type TestApp } from '../support/app'
+import { seedNodes } from '../support/seed'
+
+let t: TestApp
+beforeEach(async () => (t = await makeTestApp()))
+afterEach(() => t.cleanup())
+
+/** The documents stored, of any format, in id order. */
+const stored = async (db: Store) =>
+  (
+    await db
+      .selectFrom('nodes')
+      .select(['id', 'document_format', 'document_json', 'document_version_json', 'document_download_path'])
+      .where('document_format', 'is not', null)
+      .orderBy('id')
+      .execute()
+  ).map((r) => ({
+    node_id: r.id,
+    format: r.document_format,
+    node_json: r.document_json!,
+    version_json: r.document_version_json,
+    download_path: r.document_download_path,
+  }))
+
+/** A handle on the store that counts the queries reading each of these tables. */
+function counting(db: Store, tables: string[]) {
+  const reads: Record<string, number> = Object.fromEntries(tables.map((name) => [name, 0]))
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      const text = JSON.stringify(args.node)
+      if (args.node.kind === 'SelectQueryNode') for (const name of tables) if (text.includes(`"${name}"`)) reads[name]!++
+      return args.node
+    },
+    transformResult: async (args) => args.result,
+  }
+  return { db: db.withPlugin(plugin), reads }
+}
+
+/** The node as a new cache renders it (from its document when it has one) and as rendered from its rows. */
+async function bothRenderings(id: string) {
+  const [text] = await createNodeJsonCache(t.deps.db, PUBLIC_URL).render([id])
+  return { served: JSON.parse(text!), fromRows: JSON.parse(JSON.stringify(await renderNode(t.deps, (await findNode(t.deps.db, id))!))) }
+}
+
+describe('node documents', () => {
+  test('a publish, an upload, an edit, a review and a deprecation each leave the node served exactly as its rows render it', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    const v1 = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    const check = async () => {
+      const { served, fromRows } = await bothRenderings('pack')
+      expect(served).toEqual(fromRows)
+      return served
+    }
+    expect((await check()).latest_version.downloadUrl).toBe(`${PUBLIC_URL}/archives/acme/pack/1.0.0/node.zip`)
+    // Published but not uploaded yet: the latest version stays; uploaded, the new one is the latest.
+    const pending = await publish(t, { pat, node: 'pack', version: '1.1.0' })
+    expect((await check()).latest_version.version).toBe('1.0.0')
+    expect((await upload(t, pending.body.signedUrl)).status).toBe(200)
+    expect((await check()).latest_version).toMatchObject({
+      version: '1.1.0',
+      downloadUrl: `${PUBLIC_URL}/archives/acme/pack/1.1.0/node.zip`,
+    })
+    expect(
+      (await t.call('PUT', '/publishers/acme/nodes/pack', { token, body: { id: 'pack', description: 'now <b>bold</b> "quoted"' } })).status,
+    ).toBe(200)
+    expect((await check()).description).toBe('now <b>bold</b> "quoted"')
+    await t.call('POST', '/nodes/pack/reviews?star=4')
+    expect((await check()).rating).toBe(4)
+    expect((await t.call('PUT', `/publishers/acme/nodes/pack/versions/${v1.id}`, { token, body: { deprecated: true } })).status).toBe(200)
+    await check()
+    expect((await stored(t.deps.db)).map((d) => [d.node_id, d.format])).toEqual([['pack', DOCUMENT_FORMAT]])
+  })
+
+  test('a page of nodes reads their documents in one query, not their latest versions', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    for (const node of ['a-pack', 'b-pack', 'c-pack']) await publishActive(t, { pat, node, version: '1.0.0' })
+    const { db, reads } = counting(t.deps.db, ['nodes', 'node_versions'])
+    const texts = await createNodeJsonCache(db, PUBLIC_URL).render(['a-pack', 'b-pack', 'c-pack'])
+    expect(texts.map((text) => JSON.parse(text).id)).toEqual(['a-pack', 'b-pack', 'c-pack'])
+    expect(reads).toEqual({ nodes: 1, node_versions: 0 })
+  })
+
+  test('a node read whole brings its document along: rendering it reads nothing more', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    const row = (await findNode(t.deps.db, 'pack'))!
+    const { db, reads } = counting(t.deps.db, ['nodes', 'node_versions'])
+    const cache = createNodeJsonCache(db, PUBLIC_URL)
+    await cache.render(['pack'], { rows: [row], sequence: cache.sequence })
+    expect(reads).toEqual({ nodes: 0, node_versions: 0 })
+  })
+
+  test('what is put in when served follows its own changes: the count, the publisher, the archive', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    await t.call('GET', '/nodes/pack/install')
+    await t.deps.downloads.flush()
+    expect((await t.call('PUT', '/publishers/acme', { token, body: { name: 'Acme Tools' } })).status).toBe(200)
+    const { served, fromRows } = await bothRenderings('pack')
+    expect(served).toEqual(fromRows)
+    expect(served).toMatchObject({ downloads: 1, publisher: { id: 'acme', name: 'Acme Tools' } })
+    // The document itself holds none of them.
+    const [doc] = await stored(t.deps.db)
+    expect(doc!.node_json).not.toContain('"downloads"')
+    expect(doc!.node_json).not.toContain('Acme Tools')
+    expect(doc!.version_json).not.toContain('downloadUrl')
+    expect(doc!.download_path).toBe('/archives/acme/pack/1.0.0/node.zip')
+  })
+
+  test('nodes without a document (or with one of another format) are served from their rows', async () => {
+    await seedNodes(t.deps.db, [{ id: 'seeded', description: 'from its rows' }])
+    expect(await stored(t.deps.db)).toEqual([])
+    const { served, fromRows } = await bothRenderings('seeded')
+    expect(served).toEqual(fromRows)
+    expect(served.description).toBe('from its rows')
+    const [made] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['seeded']))
+    await saveDocuments(t.deps.db, DOCUMENT_FORMAT + 1, [
+      { ...made!, node_json: made!.node_json.replace('from its rows', 'another format') },
+    ])
+    expect((await bothRenderings('seeded')).served.description).toBe('from its rows')
+  })
+})
+
+describe('filling missing documents', () => {
+  test('writes one for every node without one of this format, in batches, and then finds nothing left', async () => {
+    await seedNodes(
+      t.deps.db,
+      Array.from({ length: 1203 }, (_, i) => ({ id: `node-${String(i).padStart(4, '0')}`, description: `number ${i}` })),
+    )
+    const [made] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['node-0007']))
+    await saveDocuments(t.deps.db, DOCUMENT_FORMAT - 1, [made!], { onlyWhereMissing: true })
+    expect(await fillMissingDocuments(t.deps.db)).toBe(1203)
+    const docs = await stored(t.deps.db)
+    expect(docs.length).toBe(1203)
+    expect(new Set(docs.map((d) => d.format))).toEqual(new Set([DOCUMENT_FORMAT]))
+    expect(JSON.parse(docs[1000]!.node_json).description).toBe('number 1000')
+    expect(await fillMissingDocuments(t.deps.db)).toBe(0)
+  })
+
+  test('never replaces the document a write stored after the fill read its rows', async () => {
+    await seedNodes(t.deps.db, [{ id: 'pack', description: 'old' }])
+    const [readBefore] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['pack']))
+    await commitWrite(t.deps, async (w) => {
+      await w.db.updateTable('nodes').set({ description: 'new' }).where('id', '=', 'pack').execute()
+      w.node('pack')
+    })
+    await saveDocuments(t.deps.db, DOCUMENT_FORMAT, [readBefore!], { onlyWhereMissing: true })
+    expect(JSON.parse((await stored(t.deps.db))[0]!.node_json).description).toBe('new')
+  })
+
+  test('stops between batches when asked', async () => {
+    await seedNodes(
+      t.deps.db,
+      Array.from({ length: 300 }, (_, i) => ({ id: `node-${i}` })),
+    )
+    // Asked before the first page and before each batch: the third time, after one batch.
+    let asked = 0
+    expect(await fillMissingDocuments(t.deps.db, () => ++asked > 2)).toBe(100)
+  })
+})
