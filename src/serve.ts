@@ -27,7 +27,7 @@ import { followStore } from './services/store-follower'
 import { openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
 import { startMirroring } from './serve-mirror'
-import { fillDocumentsInBackground } from './services/node-documents'
+import { fillDocumentsInBackground } from './services/document-fill'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -174,8 +174,9 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const checkpointer = await checkpointInBackground(db, backends.sqlitePath)
   // The store answers searches until the index is warm; a failed warm-up leaves it that way.
   const warm = search.warm().catch((err: Error) => log.error('search.warm_failed', { error: err.message, stack: err.stack }))
-  // Then the documents of nodes written before they existed (an upgraded store), a batch at a time.
-  const filling = warm.then(() => fillDocumentsInBackground(db, log))
+  // Then the documents of nodes written before they existed (an upgraded store), a batch at a time; a read-only
+  // registry changes nothing, and serves such nodes from their rows.
+  const filling = warm.then(() => (config['read-only'] ? undefined : fillDocumentsInBackground(db, log)))
 
   const sweep = async () => {
     const parts = await blobs.sweep(ABANDONED_AFTER_MS)
@@ -198,7 +199,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
   await deps.downloads.stop() // the counts of the last interval, after the last request
   search.close()
-  await (await filling).stop()
+  await (await filling)?.stop()
   await checkpointer?.stop()
   await db.destroy()
   removeTemporary()

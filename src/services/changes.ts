@@ -30,7 +30,8 @@ export interface Write {
   publisher(id: string): void
   /**
    * The version changed; its node's rendering may too. `nodeUnchanged` says it does not (the version is not the
-   * node's latest before or after), which spares a bulk writer (a mirror) a feed entry and an index refresh per node.
+   * node's latest before or after), which spares a bulk writer (a mirror) a feed entry, an index refresh and a
+   * stored document per node; said wrongly, the node's stored document stays out of date.
    */
   version(id: string, nodeId: string, opts?: { nodeUnchanged?: boolean }): void
   /** Only the node's download count changed, to `downloads`: fed like node(), but rendered nodes are kept. */

@@ -11,7 +11,8 @@ import { listPublishersByIds } from '../store/publishers'
 import type { ChangeRow } from '../store/schema'
 import { availableArchiveIds, listArchives, listVersionsByIds } from '../store/versions'
 import type { Deps } from './deps'
-import { renderNodes, renderPublishers, versionJson } from './views'
+import { renderNodes } from './node-documents'
+import { renderPublishers, versionJson } from './views'
 
 type Rendered = Omit<FeedChange, 'serial' | 'kind' | 'id'>
 const DELETED: Rendered = { op: 'delete' }

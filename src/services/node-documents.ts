@@ -1,21 +1,22 @@
 /**
- * Node documents: each node's JSON rendered when the node is written and kept beside its row, so that a page of
- * nodes reads one short row per node instead of the node's wide row and its latest version's, and renders nothing.
- * What changes apart from the node is put in when the text is made: its download count, its publisher and its
- * latest version's download URL (this server's public URL, and only while the archive can be downloaded here).
+ * Node documents, the one way a node is rendered: each node's JSON made from its rows when the node is written
+ * and kept in its row, so that a page of nodes reads one row per node and renders nothing. What changes apart
+ * from the node is put in when the text is made: its download count, its publisher and its latest version's
+ * download URL (this server's public URL, and only while the archive can be downloaded here).
  */
-import type { PublisherJson } from '../domain/wire'
-import { breathe } from '../store/bulk'
+import type { NodeJson, PublisherJson } from '../domain/wire'
+import { archivePath } from '../domain/urls'
 import type { Store } from '../store/db'
-import { nodesWithoutDocument, saveDocuments, type NodeDocument, type ServedDocument } from '../store/node-documents'
+import { lockNodes, saveDocuments, type ServedDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow, VersionRow } from '../store/schema'
-import { listVersionsByIds } from '../store/versions'
-import { archivePath } from '../domain/urls'
-import type { Log } from '../log'
-import { nodeJson, versionJson } from './views'
+import { availableArchiveIds, listVersionsByIds } from '../store/versions'
+import { nodeJson, renderNodePublishers, versionJson } from './views'
 
-/** The rendering's format: raise it when what a document holds changes, and every document is written again. */
+/**
+ * The rendering's format: raise it when what a document holds changes (test/unit/node-documents.test.ts pins the
+ * two together), and every stored document is read as missing and written again.
+ */
 export const DOCUMENT_FORMAT = 1
 
 function documentOf(node: NodeRow, latest: VersionRow | undefined): ServedDocument {
@@ -46,61 +47,57 @@ export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<
   return rows.map((n) => documentOf(n, n.latest_version_id ? byId.get(n.latest_version_id) : undefined))
 }
 
-/** The node's JSON after `{"downloads":N`: the document with its publisher and its latest version's download URL. */
-export function documentTail(doc: NodeDocument, publisher: string | undefined, downloadUrl: string): string {
-  let tail = `,${doc.node_json.slice(1, -1)}`
-  if (publisher !== undefined) tail += `,"publisher":${publisher}`
-  if (doc.version_json !== null) tail += `,"latest_version":${doc.version_json.slice(0, -1)},"downloadUrl":${JSON.stringify(downloadUrl)}}`
-  return `${tail}}`
+/** In a write's transaction: the documents of these nodes, from their rows as the write leaves them. */
+export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return
+  await lockNodes(db, ids)
+  await saveDocuments(db, DOCUMENT_FORMAT, await documentsOf(db, await listNodesByIds(db, ids)))
 }
 
 /** The text of a rendered publisher as nodes show it. */
 export const publisherText = (p: PublisherJson) => JSON.stringify(p)
 
-/** In a write's transaction: the documents of the nodes it changed, from the rows as the write left them. */
-export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
-  if (!ids.length) return
-  await saveDocuments(db, DOCUMENT_FORMAT, await documentsOf(db, await listNodesByIds(db, ids)))
-}
+/** Publishers' texts by id; a cache may stand in for the store. */
+export type PublisherTexts = (ids: readonly string[]) => Promise<Map<string, string>>
 
-/** Nodes per batch of the fill: a few milliseconds of work between two turns of the event loop. */
-const FILL_BATCH = 100
+const publishersFromStore =
+  (db: Store): PublisherTexts =>
+  async (ids) =>
+    new Map((await renderNodePublishers(db, ids)).map((p) => [p.id, publisherText(p)]))
 
-/**
- * Writes the documents missing (nodes written before documents existed, or by an executable of another format),
- * in id order, a batch at a time, until `stopped()`. Safe beside writes and other instances filling: a document a
- * write stored meanwhile is kept (store/node-documents.ts). Returns how many it wrote.
- */
-export async function fillMissingDocuments(db: Store, stopped: () => boolean = () => false): Promise<number> {
-  let written = 0
-  let after: string | undefined = ''
-  while (after !== undefined && !stopped()) {
-    const page: { ids: string[]; next?: string } = await nodesWithoutDocument(db, DOCUMENT_FORMAT, after)
-    for (let i = 0; i < page.ids.length && !stopped(); i += FILL_BATCH) {
-      const rows = await listNodesByIds(db, page.ids.slice(i, i + FILL_BATCH))
-      await saveDocuments(db, DOCUMENT_FORMAT, await documentsOf(db, rows), { onlyWhereMissing: true })
-      written += rows.length
-      await breathe()
+/** A node's JSON after `{"downloads":N`, for each document: with its publisher and its latest version's download URL. */
+export async function documentTails(
+  db: Store,
+  docs: readonly ServedDocument[],
+  opts: { publicUrl: string; publishers?: PublisherTexts },
+): Promise<Map<string, string>> {
+  const [publishers, archived] = await Promise.all([
+    (opts.publishers ?? publishersFromStore(db))([...new Set(docs.map((d) => d.publisher_id))]),
+    availableArchiveIds(
+      db,
+      docs.flatMap((d) => (d.latest_version_id ? [d.latest_version_id] : [])),
+    ),
+  ])
+  const tails = new Map<string, string>()
+  for (const d of docs) {
+    let tail = `,${d.node_json.slice(1, -1)}`
+    const publisher = publishers.get(d.publisher_id)
+    if (publisher !== undefined) tail += `,"publisher":${publisher}`
+    if (d.version_json !== null) {
+      const url = d.latest_version_id && archived.has(d.latest_version_id) ? opts.publicUrl + d.download_path : ''
+      tail += `,"latest_version":${d.version_json.slice(0, -1)},"downloadUrl":${JSON.stringify(url)}}`
     }
-    after = page.next
+    tails.set(d.node_id, `${tail}}`)
   }
-  return written
+  return tails
 }
 
-/** The fill in the background of a serving registry, logged when it wrote anything; stop() waits for its batch. */
-export function fillDocumentsInBackground(db: Store, log: Log): { stop(): Promise<void> } {
-  let stopping = false
-  const t0 = performance.now()
-  const done = fillMissingDocuments(db, () => stopping).then(
-    (written) => {
-      if (written) log.info('documents.filled', { nodes: written, ms: Math.round(performance.now() - t0) })
-    },
-    (err: Error) => log.warn('documents.fill_failed', { error: err.message }),
-  )
-  return {
-    async stop() {
-      stopping = true
-      await done
-    },
-  }
+/** The whole text of a node, from its count and its tail. */
+export const nodeText = (downloads: number, tail: string) => `{"downloads":${downloads}${tail}`
+
+/** Nodes with `publisher` (members without emails) and `latest_version`, as objects, in the order given. */
+export async function renderNodes(db: Store, rows: readonly NodeRow[], opts: { publicUrl: string }): Promise<NodeJson[]> {
+  const docs = await documentsOf(db, rows)
+  const tails = await documentTails(db, docs, opts)
+  return docs.map((d) => JSON.parse(nodeText(d.downloads, tails.get(d.node_id)!)) as NodeJson)
 }

@@ -10,8 +10,7 @@ import type { Store } from '../store/db'
 import { readDocuments, storedDocument, type ServedDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import { availableArchiveIds } from '../store/versions'
-import { DOCUMENT_FORMAT, documentsOf, documentTail, publisherText } from './node-documents'
+import { DOCUMENT_FORMAT, documentsOf, documentTails, nodeText, publisherText, type PublisherTexts } from './node-documents'
 import { renderNodePublishers } from './views'
 
 /** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
@@ -50,7 +49,7 @@ export interface NodeJsonCache {
 
 const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
 
-const text = (e: Entry) => `{"downloads":${e.downloads}${e.tail}`
+const text = (e: Entry) => nodeText(e.downloads, e.tail)
 
 export function createNodeJsonCache(
   db: Store,
@@ -97,7 +96,7 @@ export function createNodeJsonCache(
    */
   const publishers = new Map<string, string>()
   let publisherBytes = 0
-  async function publisherTexts(ids: readonly string[]): Promise<Map<string, string>> {
+  const publisherTexts: PublisherTexts = async (ids) => {
     const missing = ids.filter((id) => !publishers.has(id))
     const started = sequence
     const fresh = new Map((missing.length ? await renderNodePublishers(db, missing) : []).map((p) => [p.id, publisherText(p)]))
@@ -124,7 +123,7 @@ export function createNodeJsonCache(
    * Documents as stored (in the rows given, or read), else made from the rows: nodes written before documents
    * existed, or by an executable of another format.
    */
-  async function documentsFor(ids: readonly string[], known: readonly NodeRow[] | undefined): Promise<ServedDocument[]> {
+  async function storedOrMade(ids: readonly string[], known: readonly NodeRow[] | undefined): Promise<ServedDocument[]> {
     const given = known?.filter((row) => ids.includes(row.id)) ?? []
     const docs = given.flatMap((row) => storedDocument(row, DOCUMENT_FORMAT) ?? [])
     const unread = ids.filter((id) => !given.some((row) => row.id === id))
@@ -152,19 +151,10 @@ export function createNodeJsonCache(
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
       const started = known ? Math.min(known.sequence, sequence) : sequence
-      const docs = await documentsFor(missing, known?.rows)
-      const [texts, archived] = await Promise.all([
-        publisherTexts([...new Set(docs.map((d) => d.publisher_id))]),
-        availableArchiveIds(
-          db,
-          docs.flatMap((d) => (d.latest_version_id ? [d.latest_version_id] : [])),
-        ),
-      ])
+      const docs = await storedOrMade(missing, known?.rows)
+      const tails = await documentTails(db, docs, { publicUrl, publishers: publisherTexts })
       const fresh = new Map<string, Entry>()
-      for (const d of docs) {
-        const url = d.latest_version_id && archived.has(d.latest_version_id) ? publicUrl + d.download_path : ''
-        fresh.set(d.node_id, { downloads: d.downloads, tail: documentTail(d, texts.get(d.publisher_id), url) })
-      }
+      for (const d of docs) fresh.set(d.node_id, { downloads: d.downloads, tail: tails.get(d.node_id)! })
       // Rows read before a change to them landed are answered once but not kept as current.
       for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)
       return ids.flatMap((id) => {

@@ -4,7 +4,7 @@ import type { NodeQuery } from '../domain/node-query'
 import { listNodesOfPublisher, pageNodeIdsOfPublisher } from '../store/nodes'
 import { requirePublisher } from './access'
 import type { Deps } from './deps'
-import { renderNodes } from './views'
+import { renderNodes } from './node-documents'
 
 const MAX_PAGE_SIZE = 100
 

@@ -18,7 +18,8 @@ import { type Actor, holdsRole, requireLocal, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { sortVersionsDesc } from './latest'
-import { renderNodes, renderVersions, versionJson } from './views'
+import { renderNodes } from './node-documents'
+import { renderVersions, versionJson } from './views'
 
 /** A node that is neither unknown nor deleted; banned ones are refused with the upstream's 403. */
 export async function requireNode(deps: Deps, id: string, opts: { allowBanned?: boolean } = {}): Promise<NodeRow> {

@@ -129,39 +129,7 @@ export function nodeJson(n: NodeRow): NodeJson {
   }
 }
 
-/** Nodes with `publisher` (members without emails) and `latest_version`, in the order given. */
 /** The publishers of nodes, rendered as everyone sees them (no emails). */
 export async function renderNodePublishers(db: Store, ids: readonly string[]): Promise<PublisherJson[]> {
   return renderPublishers(db, await listPublishersByIds(db, [...ids]))
-}
-
-/** `publishers`: where rendered publishers come from (a cache may stand in for the store). */
-export async function renderNodes(
-  db: Store,
-  rows: NodeRow[],
-  opts: { publicUrl: string; publishers?: (ids: readonly string[]) => Promise<PublisherJson[]> },
-): Promise<NodeJson[]> {
-  const publisherIds = [...new Set(rows.map((n) => n.publisher_id))]
-  const [publishers, versions] = await Promise.all([
-    opts.publishers ? opts.publishers(publisherIds) : renderNodePublishers(db, publisherIds),
-    listVersionsByIds(
-      db,
-      rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
-    ),
-  ])
-  const archived = await availableArchiveIds(
-    db,
-    versions.map((v) => v.id),
-  )
-  const publisherById = new Map(publishers.map((p) => [p.id, p]))
-  const versionById = new Map(versions.map((v) => [v.id, v]))
-  return rows.map((n) => {
-    const out = nodeJson(n)
-    out.publisher = publisherById.get(n.publisher_id)
-    const latest = n.latest_version_id ? versionById.get(n.latest_version_id) : undefined
-    if (latest) {
-      out.latest_version = versionJson(latest, n, { publicUrl: opts.publicUrl, hasArchive: archived.has(latest.id), includeReason: false })
-    }
-    return out
-  })
 }

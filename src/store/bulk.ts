@@ -114,19 +114,11 @@ export async function insertRows(db: Kysely<any>, table: string, rows: readonly 
 
 /**
  * Sets columns of many rows, each to its own values, matched on `key`: `with v (...) as (values ...) update ...
- * from v` (SQLite and PostgreSQL alike). Rows of one shape; every column but `key` is set. `andWhere`: a further
- * condition as written, on the row (`"table"."column"`) and its new values (`v."column"`).
+ * from v` (SQLite and PostgreSQL alike). Rows of one shape; every column but `key` is set.
  */
-export async function updateRows(
-  db: Kysely<any>,
-  table: string,
-  key: string,
-  rows: readonly Record<string, unknown>[],
-  andWhere = '',
-): Promise<void> {
+export async function updateRows(db: Kysely<any>, table: string, key: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   await inStatements(db, rows, (values, columns) => {
     const set = columns.filter((c) => c !== key).map((c) => `"${c}" = v."${c}"`)
-    const where = `"${table}"."${key}" = v."${key}"${andWhere ? ` and (${andWhere})` : ''}`
-    return `with v (${quoted(columns)}) as (values ${values}) update "${table}" set ${set.join(', ')} from v where ${where}`
+    return `with v (${quoted(columns)}) as (values ${values}) update "${table}" set ${set.join(', ')} from v where "${table}"."${key}" = v."${key}"`
   })
 }

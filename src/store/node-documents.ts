@@ -1,6 +1,6 @@
 /** Rendered node documents (schema.sql: the document_* columns of nodes): read with what is put in when served, written in batches. */
 import { updateRows } from './bulk'
-import type { Store } from './db'
+import { dialectOf, type Store } from './db'
 import { prepared, preparedList } from './prepared'
 import type { NodeRow } from './schema'
 
@@ -59,35 +59,52 @@ const columns = (format: number, d: NodeDocument) => ({
   document_download_path: d.download_path,
 })
 
-/**
- * Writes documents. Made from rows read in the write's own transaction, they replace whatever is stored. With
- * `onlyWhereMissing` (made from rows read outside any write: the fill), only where none of this format is stored:
- * a write that landed since they were read stored its own (current) document, which is kept.
- */
-export async function saveDocuments(
-  db: Store,
-  format: number,
-  docs: readonly NodeDocument[],
-  opts: { onlyWhereMissing?: boolean } = {},
-): Promise<void> {
+/** Writes documents made from rows read in the same transaction (after lockNodes): they replace whatever is stored. */
+export async function saveDocuments(db: Store, format: number, docs: readonly NodeDocument[]): Promise<void> {
   await updateRows(
     db,
     'nodes',
     'id',
     docs.map((d) => columns(format, d)),
-    opts.onlyWhereMissing ? `"nodes"."document_format" is null or "nodes"."document_format" <> v."document_format"` : '',
   )
 }
 
+/** Nodes per page of the scan for missing documents, and per statement of lockNodes. */
+const SCAN_PAGE = 500
+
+/**
+ * Holds these nodes' rows until the transaction ends, on PostgreSQL, so that what is read of them next is what the
+ * last write to commit left (a write that changed only versions would otherwise read a node another write is
+ * changing, and store a document of the old row once that write commits). SQLite runs one write at a time.
+ */
+export async function lockNodes(db: Store, ids: readonly string[]): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return
+  // In id order, as every writer through here takes them.
+  const sorted = [...ids].sort()
+  for (let i = 0; i < sorted.length; i += SCAN_PAGE) {
+    await db
+      .selectFrom('nodes')
+      .select('id')
+      .where('id', 'in', sorted.slice(i, i + SCAN_PAGE))
+      .orderBy('id')
+      .forUpdate()
+      .execute()
+  }
+}
+
 const nodesAfter = prepared<{ after: string }, { id: string; document_format: number | null }>((db, p) =>
-  db.selectFrom('nodes').select(['id', 'document_format']).where('id', '>', p.after).orderBy('id').limit(500),
+  db.selectFrom('nodes').select(['id', 'document_format']).where('id', '>', p.after).orderBy('id').limit(SCAN_PAGE),
 )
 
-/** Of the next 500 nodes in id order after `after`: those without a document of `format`, and where to go on from (none at the end). */
+/**
+ * Of the next nodes in id order after `after`: those without a document of `format`, and where to go on from (none
+ * at the end). A page at a time, filtered here: a filter in SQL would scan the whole table in one statement when
+ * nothing is missing, holding the event loop.
+ */
 export async function nodesWithoutDocument(db: Store, format: number, after: string): Promise<{ ids: string[]; next?: string }> {
   const rows = await nodesAfter(db, { after })
   return {
     ids: rows.filter((r) => r.document_format !== format).map((r) => r.id),
-    next: rows.length === 500 ? rows[rows.length - 1]!.id : undefined,
+    next: rows.length === SCAN_PAGE ? rows[rows.length - 1]!.id : undefined,
   }
 }

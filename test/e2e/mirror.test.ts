@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BIN, ensureBinary } from '../support/binary'
+import { BIN, ensureBinary, spawnServe } from '../support/binary'
 import { makeZip, samplePack } from '../support/archives'
 
 const root = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-mirror-'))
@@ -24,16 +24,8 @@ afterAll(async () => {
 })
 
 async function start(data: string, ...args: string[]) {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--data', data, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const { url, proc } = await spawnServe(['--port', '0', '--data', data, ...args])
   running.add(proc)
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited: ${await new Response(proc.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-  }
-  const url = text.split('\n')[0]!.replace('listening on ', '')
   return {
     url,
     async stop() {

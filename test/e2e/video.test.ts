@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BIN, ensureBinary } from '../support/binary'
+import { BIN, ensureBinary, spawnServe } from '../support/binary'
 import { backendEnv } from '../support/backends'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
 import { PNG, startFakeProvider, VIDEO_BYTES, type FakeProvider } from '../support/video-provider'
@@ -25,21 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function startServer(args: string[]) {
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data, ...args], {
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: { ...process.env, ...backendEnv(data) },
-  })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited: ${await new Response(proc.stderr).text()}`)
-    text += new TextDecoder().decode(value)
-  }
-  return { url: text.split('\n')[0]!.replace('listening on ', ''), proc }
-}
+const startServer = (args: string[]) => spawnServe(['--port', '0', '--host', '127.0.0.1', '--data', data, ...args], backendEnv(data))
 
 // The node's own headers: Accept: any type, its key in X-API-KEY, JSON bodies.
 const nodeHeaders = (key: string) => ({ accept: '*/*', 'x-api-key': key, 'content-type': 'application/json' })

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { KyselyPlugin } from 'kysely'
 import { commitWrite } from '../../src/services/changes'
 import { createNodeJsonCache } from '../../src/services/node-json'
-import { DOCUMENT_FORMAT, documentsOf, fillMissingDocuments } from '../../src/services/node-documents'
+import { fillMissingDocuments } from '../../src/services/document-fill'
+import { DOCUMENT_FORMAT, documentsOf } from '../../src/services/node-documents'
 import { renderNode } from '../../src/services/nodes'
 import { saveDocuments } from '../../src/store/node-documents'
 import { findNode, listNodesByIds } from '../../src/store/nodes'
@@ -141,7 +142,7 @@ describe('filling missing documents', () => {
       Array.from({ length: 1203 }, (_, i) => ({ id: `node-${String(i).padStart(4, '0')}`, description: `number ${i}` })),
     )
     const [made] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['node-0007']))
-    await saveDocuments(t.deps.db, DOCUMENT_FORMAT - 1, [made!], { onlyWhereMissing: true })
+    await saveDocuments(t.deps.db, DOCUMENT_FORMAT - 1, [made!])
     expect(await fillMissingDocuments(t.deps.db)).toBe(1203)
     const docs = await stored(t.deps.db)
     expect(docs.length).toBe(1203)
@@ -150,14 +151,29 @@ describe('filling missing documents', () => {
     expect(await fillMissingDocuments(t.deps.db)).toBe(0)
   })
 
-  test('never replaces the document a write stored after the fill read its rows', async () => {
+  test('a write landing while a batch is written is never undone by it', async () => {
     await seedNodes(t.deps.db, [{ id: 'pack', description: 'old' }])
-    const [readBefore] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['pack']))
-    await commitWrite(t.deps, async (w) => {
-      await w.db.updateTable('nodes').set({ description: 'new' }).where('id', '=', 'pack').execute()
-      w.node('pack')
+    let write: Promise<void> | undefined
+    let changed!: () => void
+    const rowChanged = new Promise<void>((resolve) => (changed = resolve))
+    // Right after the fill has read the node's row, a write changes the row, and the fill goes on once it has (or
+    // after 200 ms: the write waits for the batch on SQLite, and for the batch's lock on the row on PostgreSQL).
+    const racing = t.deps.db.withPlugin({
+      transformQuery: (args) => args.node,
+      async transformResult(args) {
+        if (!write && args.result.rows.some((row) => (row as { description?: string }).description === 'old')) {
+          write = commitWrite(t.deps, async (w) => {
+            await w.db.updateTable('nodes').set({ description: 'new' }).where('id', '=', 'pack').execute()
+            changed()
+            w.node('pack')
+          })
+          await Promise.race([rowChanged, Bun.sleep(200)])
+        }
+        return args.result
+      },
     })
-    await saveDocuments(t.deps.db, DOCUMENT_FORMAT, [readBefore!], { onlyWhereMissing: true })
+    expect(await fillMissingDocuments(racing)).toBe(1)
+    await write
     expect(JSON.parse((await stored(t.deps.db))[0]!.node_json).description).toBe('new')
   })
 

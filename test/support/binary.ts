@@ -77,6 +77,23 @@ export async function startServerOn(data: string, backendKey: string, ...args: s
   }
 }
 
+/**
+ * `serve` with exactly these arguments and environment additions (the run's test backends are not added); resolves
+ * with its URL once it prints where it listens, its stderr left for the caller to read.
+ */
+export async function spawnServe(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([BIN, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server exited: ${await new Response(proc.stderr).text()}`)
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return { url: text.split('\n')[0]!.replace('listening on ', ''), proc }
+}
+
 /** A command of the executable on this data directory. */
 export function cli(data: string, ...args: string[]) {
   const res = Bun.spawnSync([BIN, ...args, '--data', data], { env: { ...process.env, ...backendEnv(data) } })
