@@ -7,7 +7,7 @@
 import type { NodeJson, PublisherJson } from '../domain/wire'
 import { archivePath } from '../domain/urls'
 import type { Store } from '../store/db'
-import { lockNodes, saveDocuments, type ServedDocument } from '../store/node-documents'
+import { lockNodes, saveDocuments, storedDocument, type ServedDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow, VersionRow } from '../store/schema'
 import { availableArchiveIds, listVersionsByIds } from '../store/versions'
@@ -37,8 +37,8 @@ function documentOf(node: NodeRow, latest: VersionRow | undefined): ServedDocume
   }
 }
 
-/** The documents of these rows as they are now (their latest versions read in one query). */
-export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<ServedDocument[]> {
+/** The documents of these rows made from them as they are now (their latest versions read in one query). */
+export async function makeDocuments(db: Store, rows: readonly NodeRow[]): Promise<ServedDocument[]> {
   const versions = await listVersionsByIds(
     db,
     rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
@@ -47,11 +47,18 @@ export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<
   return rows.map((n) => documentOf(n, n.latest_version_id ? byId.get(n.latest_version_id) : undefined))
 }
 
+/** The documents of rows read whole: as stored in them when of this format, else made from them. */
+export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<ServedDocument[]> {
+  const unstored = rows.filter((row) => !storedDocument(row, DOCUMENT_FORMAT))
+  const made = new Map((unstored.length ? await makeDocuments(db, unstored) : []).map((d) => [d.node_id, d]))
+  return rows.map((row) => storedDocument(row, DOCUMENT_FORMAT) ?? made.get(row.id)!)
+}
+
 /** In a write's transaction: the documents of these nodes, from their rows as the write leaves them. */
 export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
   if (!ids.length) return
   await lockNodes(db, ids)
-  await saveDocuments(db, DOCUMENT_FORMAT, await documentsOf(db, await listNodesByIds(db, ids)))
+  await saveDocuments(db, DOCUMENT_FORMAT, await makeDocuments(db, await listNodesByIds(db, ids)))
 }
 
 /** The text of a rendered publisher as nodes show it. */

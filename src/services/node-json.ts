@@ -7,7 +7,7 @@
 import type { CacheCounter } from '../metrics'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
-import { readDocuments, storedDocument, type ServedDocument } from '../store/node-documents'
+import { readDocuments, type ServedDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
 import { DOCUMENT_FORMAT, documentsOf, documentTails, nodeText, publisherText, type PublisherTexts } from './node-documents'
@@ -125,14 +125,12 @@ export function createNodeJsonCache(
    */
   async function storedOrMade(ids: readonly string[], known: readonly NodeRow[] | undefined): Promise<ServedDocument[]> {
     const given = known?.filter((row) => ids.includes(row.id)) ?? []
-    const docs = given.flatMap((row) => storedDocument(row, DOCUMENT_FORMAT) ?? [])
     const unread = ids.filter((id) => !given.some((row) => row.id === id))
-    if (unread.length) docs.push(...(await readDocuments(db, DOCUMENT_FORMAT, unread)))
-    if (docs.length === ids.length) return docs
-    const have = new Set(docs.map((d) => d.node_id))
-    const unreadWithout = unread.filter((id) => !have.has(id))
-    const rows = [...given.filter((row) => !have.has(row.id)), ...(unreadWithout.length ? await listNodesByIds(db, unreadWithout) : [])]
-    return [...docs, ...(await documentsOf(db, rows))]
+    const stored = unread.length ? await readDocuments(db, DOCUMENT_FORMAT, unread) : []
+    const have = new Set(stored.map((d) => d.node_id))
+    const rest = unread.filter((id) => !have.has(id))
+    const rows = rest.length ? [...given, ...(await listNodesByIds(db, rest))] : given
+    return [...stored, ...(await documentsOf(db, rows))]
   }
 
   return {

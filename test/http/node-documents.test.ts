@@ -7,7 +7,7 @@ import type { KyselyPlugin } from 'kysely'
 import { commitWrite } from '../../src/services/changes'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { fillMissingDocuments } from '../../src/services/document-fill'
-import { DOCUMENT_FORMAT, documentsOf } from '../../src/services/node-documents'
+import { DOCUMENT_FORMAT, makeDocuments } from '../../src/services/node-documents'
 import { renderNode } from '../../src/services/nodes'
 import { saveDocuments } from '../../src/store/node-documents'
 import { findNode, listNodesByIds } from '../../src/store/nodes'
@@ -127,7 +127,7 @@ describe('node documents', () => {
     const { served, fromRows } = await bothRenderings('seeded')
     expect(served).toEqual(fromRows)
     expect(served.description).toBe('from its rows')
-    const [made] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['seeded']))
+    const [made] = await makeDocuments(t.deps.db, await listNodesByIds(t.deps.db, ['seeded']))
     await saveDocuments(t.deps.db, DOCUMENT_FORMAT + 1, [
       { ...made!, node_json: made!.node_json.replace('from its rows', 'another format') },
     ])
@@ -141,7 +141,7 @@ describe('filling missing documents', () => {
       t.deps.db,
       Array.from({ length: 1203 }, (_, i) => ({ id: `node-${String(i).padStart(4, '0')}`, description: `number ${i}` })),
     )
-    const [made] = await documentsOf(t.deps.db, await listNodesByIds(t.deps.db, ['node-0007']))
+    const [made] = await makeDocuments(t.deps.db, await listNodesByIds(t.deps.db, ['node-0007']))
     await saveDocuments(t.deps.db, DOCUMENT_FORMAT - 1, [made!])
     expect(await fillMissingDocuments(t.deps.db)).toBe(1203)
     const docs = await stored(t.deps.db)

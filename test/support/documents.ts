@@ -2,7 +2,7 @@
  * Whether every stored node document is what the node's rows give now: a write that changed what a node shows
  * without saying so (commitWrite's w.node or w.version) leaves one behind. Every test app checks at its cleanup.
  */
-import { DOCUMENT_FORMAT, documentsOf } from '../../src/services/node-documents'
+import { DOCUMENT_FORMAT, makeDocuments } from '../../src/services/node-documents'
 import type { Store } from '../../src/store/db'
 import { readDocuments } from '../../src/store/node-documents'
 import { listNodesByIds } from '../../src/store/nodes'
@@ -23,7 +23,7 @@ export async function staleDocuments(db: Store): Promise<string[]> {
   if (!stored.length) return []
   const fresh = new Map(
     (
-      await documentsOf(
+      await makeDocuments(
         db,
         await listNodesByIds(
           db,

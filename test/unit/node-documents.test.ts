@@ -4,7 +4,7 @@
  * are read as missing and written again instead of being served as they are.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { DOCUMENT_FORMAT, documentsOf } from '../../src/services/node-documents'
+import { DOCUMENT_FORMAT, makeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import { listNodesByIds } from '../../src/store/nodes'
 import { seedNodes } from '../support/seed'
@@ -18,7 +18,7 @@ afterEach(async () => {
 test('the fields of a document are those of its format', async () => {
   db = await openStore(':memory:')
   await seedNodes(db, [{ id: 'pack' }])
-  const [doc] = await documentsOf(db, await listNodesByIds(db, ['pack']))
+  const [doc] = await makeDocuments(db, await listNodesByIds(db, ['pack']))
   const held = {
     format: DOCUMENT_FORMAT,
     node: Object.keys(JSON.parse(doc!.node_json)),
