@@ -37,12 +37,13 @@ export function createThreadedStoreSearch(path: string, local: NodeSearch, log: 
       waiting.clear()
     }
     w.onmessage = (event: MessageEvent) => {
-      const { id, result, error } = event.data as { id: number; result?: unknown; error?: string }
+      const { id, result, error, closed } = event.data as { id: number; result?: unknown; error?: string; closed?: true }
+      if (closed) return w.terminate()
       const q = waiting.get(id)
       waiting.delete(id)
       if (error !== undefined) q?.reject(new Error(error))
       else q?.resolve(result)
-      if (closing && !waiting.size) w.terminate()
+      if (closing && !waiting.size) w.postMessage({ close: true })
     }
     // The thread must not keep the process alive (a stopping server does not wait for it).
     w.unref()
@@ -73,7 +74,7 @@ export function createThreadedStoreSearch(path: string, local: NodeSearch, log: 
     close() {
       if (closing) return
       closing = true
-      if (worker && !waiting.size) worker.terminate()
+      if (worker && !waiting.size) worker.postMessage({ close: true })
     },
   }
 }
