@@ -117,22 +117,28 @@ CREATE TABLE nodes (
   mirror_source_id                  TEXT REFERENCES mirror_sources(id),
   mirror_status                     TEXT NOT NULL DEFAULT '',
   mirror_owner                      TEXT NOT NULL DEFAULT '',
-  mirror_checked_at                 TEXT NOT NULL DEFAULT '',
-  -- The node's JSON as clients read it, rendered when the node is written: a page of nodes reads it with the row.
-  -- Without what changes apart from the node: its download count, its publisher (shown inside it) and whether
-  -- its latest version's archive can be downloaded here, put in when it is served. document_json: the node's own
-  -- fields; document_version_json: its latest version (null when none) without downloadUrl;
-  -- document_download_path: that version's archive path. document_format: the rendering's format (null: none
-  -- yet); a document of another format (another executable's) is not read and is written again.
-  document_format                   INTEGER,
-  document_json                     TEXT,
-  document_version_json             TEXT,
-  document_download_path            TEXT NOT NULL DEFAULT ''
+  mirror_checked_at                 TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
 CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';
+
+-- Each node's JSON as clients read it, rendered when the node is written: a page of nodes reads one row per node.
+-- Without what changes apart from the node: its download count, its publisher (shown inside it) and whether its
+-- latest version's archive can be downloaded here, put in when it is served. publisher_id and latest_version_id:
+-- what it was rendered with; node_json: the node's own fields; version_json: its latest version (null when none)
+-- without downloadUrl; download_path: that version's archive path. format: the rendering's format; a document of
+-- another format (another executable's) is not read and is written again.
+CREATE TABLE node_documents (
+  node_id           TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+  format            INTEGER NOT NULL,
+  publisher_id      TEXT NOT NULL,
+  latest_version_id TEXT,
+  node_json         TEXT NOT NULL,
+  version_json      TEXT,
+  download_path     TEXT NOT NULL DEFAULT ''
+);
 
 CREATE TABLE node_versions (
   id                                TEXT PRIMARY KEY,

@@ -24,6 +24,8 @@ export interface IndexedSearch extends NodeSearch {
   close(): void
   /** Bytes the query cache holds now. */
   readonly cacheBytes: number
+  /** The download counts of the nodes it holds among these, once warm (none before). */
+  downloadsOf(ids: readonly string[]): ReadonlyMap<string, number> | undefined
 }
 
 export interface IndexedSearchOptions {
@@ -236,6 +238,17 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system.
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
+    },
+
+    downloadsOf(ids) {
+      if (!ready) return undefined
+      const counts = new Map<string, number>()
+      for (const id of ids) {
+        const slot = catalog.slotOf(id)
+        const entry = slot === undefined ? undefined : catalog.entry(slot)
+        if (entry) counts.set(id, entry.downloads)
+      }
+      return counts
     },
 
     async find(q) {

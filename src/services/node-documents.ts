@@ -7,7 +7,7 @@
 import type { NodeJson, PublisherJson } from '../domain/wire'
 import { archivePath } from '../domain/urls'
 import type { Store } from '../store/db'
-import { lockNodes, saveDocuments, storedDocument, type ServedDocument } from '../store/node-documents'
+import { lockNodes, readDocuments, saveDocuments, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
 import type { NodeRow, VersionRow } from '../store/schema'
 import { availableArchiveIds, listVersionsByIds } from '../store/versions'
@@ -19,26 +19,25 @@ import { nodeJson, renderNodePublishers, versionJson } from './views'
  */
 export const DOCUMENT_FORMAT = 1
 
-function documentOf(node: NodeRow, latest: VersionRow | undefined): ServedDocument {
-  const { downloads, ...fields } = nodeJson(node)
+function documentOf(node: NodeRow, latest: VersionRow | undefined): NodeDocument {
+  const { downloads: _, ...fields } = nodeJson(node)
   let version_json: string | null = null
   if (latest) {
-    const { downloadUrl: _, ...version } = versionJson(latest, node, { publicUrl: '', hasArchive: false, includeReason: false })
+    const { downloadUrl: _url, ...version } = versionJson(latest, node, { publicUrl: '', hasArchive: false, includeReason: false })
     version_json = JSON.stringify(version)
   }
   return {
     node_id: node.id,
+    publisher_id: node.publisher_id,
+    latest_version_id: node.latest_version_id,
     node_json: JSON.stringify(fields),
     version_json,
     download_path: latest ? archivePath(node.publisher_id, node.id, latest.version) : '',
-    downloads,
-    publisher_id: node.publisher_id,
-    latest_version_id: node.latest_version_id,
   }
 }
 
 /** The documents of these rows made from them as they are now (their latest versions read in one query). */
-export async function makeDocuments(db: Store, rows: readonly NodeRow[]): Promise<ServedDocument[]> {
+export async function makeDocuments(db: Store, rows: readonly NodeRow[]): Promise<NodeDocument[]> {
   const versions = await listVersionsByIds(
     db,
     rows.flatMap((n) => (n.latest_version_id ? [n.latest_version_id] : [])),
@@ -47,11 +46,20 @@ export async function makeDocuments(db: Store, rows: readonly NodeRow[]): Promis
   return rows.map((n) => documentOf(n, n.latest_version_id ? byId.get(n.latest_version_id) : undefined))
 }
 
-/** The documents of rows read whole: as stored in them when of this format, else made from them. */
-export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<ServedDocument[]> {
-  const unstored = rows.filter((row) => !storedDocument(row, DOCUMENT_FORMAT))
+/** The documents of these rows: as stored when of this format, else made from them. */
+export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<NodeDocument[]> {
+  const stored = new Map(
+    (
+      await readDocuments(
+        db,
+        DOCUMENT_FORMAT,
+        rows.map((r) => r.id),
+      )
+    ).map((d) => [d.node_id, d]),
+  )
+  const unstored = rows.filter((row) => !stored.has(row.id))
   const made = new Map((unstored.length ? await makeDocuments(db, unstored) : []).map((d) => [d.node_id, d]))
-  return rows.map((row) => storedDocument(row, DOCUMENT_FORMAT) ?? made.get(row.id)!)
+  return rows.map((row) => stored.get(row.id) ?? made.get(row.id)!)
 }
 
 /** In a write's transaction: the documents of these nodes, from their rows as the write leaves them. */
@@ -75,7 +83,7 @@ const publishersFromStore =
 /** A node's JSON after `{"downloads":N`, for each document: with its publisher and its latest version's download URL. */
 export async function documentTails(
   db: Store,
-  docs: readonly ServedDocument[],
+  docs: readonly NodeDocument[],
   opts: { publicUrl: string; publishers?: PublisherTexts },
 ): Promise<Map<string, string>> {
   const [publishers, archived] = await Promise.all([
@@ -104,7 +112,6 @@ export const nodeText = (downloads: number, tail: string) => `{"downloads":${dow
 
 /** Nodes with `publisher` (members without emails) and `latest_version`, as objects, in the order given. */
 export async function renderNodes(db: Store, rows: readonly NodeRow[], opts: { publicUrl: string }): Promise<NodeJson[]> {
-  const docs = await documentsOf(db, rows)
-  const tails = await documentTails(db, docs, opts)
-  return docs.map((d) => JSON.parse(nodeText(d.downloads, tails.get(d.node_id)!)) as NodeJson)
+  const tails = await documentTails(db, await documentsOf(db, rows), opts)
+  return rows.map((row) => JSON.parse(nodeText(row.downloads, tails.get(row.id)!)) as NodeJson)
 }

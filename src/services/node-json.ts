@@ -7,10 +7,10 @@
 import type { CacheCounter } from '../metrics'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
-import { readDocuments, type ServedDocument } from '../store/node-documents'
-import { listNodesByIds } from '../store/nodes'
+import { readDocuments, type NodeDocument } from '../store/node-documents'
+import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import { DOCUMENT_FORMAT, documentsOf, documentTails, nodeText, publisherText, type PublisherTexts } from './node-documents'
+import { DOCUMENT_FORMAT, documentsOf, documentTails, makeDocuments, nodeText, publisherText, type PublisherTexts } from './node-documents'
 import { renderNodePublishers } from './views'
 
 /** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
@@ -51,11 +51,16 @@ const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
 
 const text = (e: Entry) => nodeText(e.downloads, e.tail)
 
+/**
+ * `counts`: the download counts held in memory elsewhere (the search index, once warm), each as fresh as the store's;
+ * the ids it does not give are read from the store.
+ */
 export function createNodeJsonCache(
   db: Store,
   publicUrl: string,
   counter: CacheCounter = uncounted,
   maxBytes = NODE_JSON_MAX_BYTES,
+  counts?: (ids: readonly string[]) => ReadonlyMap<string, number> | undefined,
 ): NodeJsonCache {
   /** In insertion order: the oldest entries are evicted first when the bytes run out. */
   const cache = new Map<string, Entry>()
@@ -120,17 +125,30 @@ export function createNodeJsonCache(
   }
 
   /**
-   * Documents as stored (in the rows given, or read), else made from the rows: nodes written before documents
-   * existed, or by an executable of another format.
+   * Each node's document (as stored, else made from its row: nodes written before documents existed, or by an
+   * executable of another format) and its download count: from its row when read, else from `counts`, else the store.
    */
-  async function storedOrMade(ids: readonly string[], known: readonly NodeRow[] | undefined): Promise<ServedDocument[]> {
+  async function documentsFor(
+    ids: readonly string[],
+    known: readonly NodeRow[] | undefined,
+  ): Promise<{ docs: NodeDocument[]; downloads: Map<string, number> }> {
     const given = known?.filter((row) => ids.includes(row.id)) ?? []
     const unread = ids.filter((id) => !given.some((row) => row.id === id))
     const stored = unread.length ? await readDocuments(db, DOCUMENT_FORMAT, unread) : []
     const have = new Set(stored.map((d) => d.node_id))
     const rest = unread.filter((id) => !have.has(id))
-    const rows = rest.length ? [...given, ...(await listNodesByIds(db, rest))] : given
-    return [...stored, ...(await documentsOf(db, rows))]
+    const rows = rest.length ? await listNodesByIds(db, rest) : []
+    const docs = [...stored, ...(await documentsOf(db, given)), ...(await makeDocuments(db, rows))]
+    const downloads = new Map([...given, ...rows].map((row) => [row.id, row.downloads]))
+    const held = counts?.(stored.map((d) => d.node_id))
+    const uncounted = stored.flatMap((d) => {
+      const n = held?.get(d.node_id)
+      if (n === undefined) return [d.node_id]
+      downloads.set(d.node_id, n)
+      return []
+    })
+    if (uncounted.length) for (const [id, n] of await readDownloads(db, uncounted)) downloads.set(id, n)
+    return { docs, downloads }
   }
 
   return {
@@ -149,10 +167,10 @@ export function createNodeJsonCache(
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(cache.get(id)!))
       const started = known ? Math.min(known.sequence, sequence) : sequence
-      const docs = await storedOrMade(missing, known?.rows)
+      const { docs, downloads } = await documentsFor(missing, known?.rows)
       const tails = await documentTails(db, docs, { publicUrl, publishers: publisherTexts })
       const fresh = new Map<string, Entry>()
-      for (const d of docs) fresh.set(d.node_id, { downloads: d.downloads, tail: tails.get(d.node_id)! })
+      for (const d of docs) fresh.set(d.node_id, { downloads: downloads.get(d.node_id) ?? 0, tail: tails.get(d.node_id)! })
       // Rows read before a change to them landed are answered once but not kept as current.
       for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)
       return ids.flatMap((id) => {

@@ -1,71 +1,42 @@
-/** Rendered node documents (schema.sql: the document_* columns of nodes): read with what is put in when served, written in batches. */
-import { updateRows } from './bulk'
+/** Rendered node documents (schema.sql: node_documents): read a page at a time, written in batches. */
+import { insertRows } from './bulk'
 import { dialectOf, type Store } from './db'
 import { prepared, preparedList } from './prepared'
-import type { NodeRow } from './schema'
+import type { NodeDocumentTable } from './schema'
 
-/** A node's document: its own fields' JSON, its latest version's (without downloadUrl), that version's archive path. */
-export interface NodeDocument {
-  node_id: string
-  node_json: string
-  version_json: string | null
-  download_path: string
-}
+/** A node's document, and the publisher and latest version it was rendered with. */
+export type NodeDocument = Omit<NodeDocumentTable, 'format' | 'download_path'> & { download_path: string }
 
-/** A document with what changes apart from it: the node's count and publisher, and which version is its latest. */
-export type ServedDocument = NodeDocument & Pick<NodeRow, 'downloads' | 'publisher_id' | 'latest_version_id'>
-
-/** The stored document of a row read whole, if it has one of `format`. */
-export function storedDocument(row: NodeRow, format: number): ServedDocument | undefined {
-  if (row.document_format !== format || row.document_json === null) return undefined
-  return {
-    node_id: row.id,
-    node_json: row.document_json,
-    version_json: row.document_version_json,
-    download_path: row.document_download_path,
-    downloads: row.downloads,
-    publisher_id: row.publisher_id,
-    latest_version_id: row.latest_version_id,
-  }
-}
-
-const documentsByIds = preparedList<{ format: number }, ServedDocument>(
-  (db, p, ids) =>
-    db
-      .selectFrom('nodes')
-      .select([
-        'id as node_id',
-        'document_json as node_json',
-        'document_version_json as version_json',
-        'document_download_path as download_path',
-        'downloads',
-        'publisher_id',
-        'latest_version_id',
-      ])
-      .where('id', 'in', ids)
-      .where('document_format', '=', p.format as unknown as number) as never,
+const documentsByIds = preparedList<{ format: number }, NodeDocument>((db, p, ids) =>
+  db
+    .selectFrom('node_documents')
+    .select(['node_id', 'publisher_id', 'latest_version_id', 'node_json', 'version_json', 'download_path'])
+    .where('node_id', 'in', ids)
+    .where('format', '=', p.format as unknown as number),
 )
 
 /** The documents of these nodes written in `format`; nodes without one (or with one of another format) are left out. */
-export function readDocuments(db: Store, format: number, ids: readonly string[]): Promise<ServedDocument[]> {
+export function readDocuments(db: Store, format: number, ids: readonly string[]): Promise<NodeDocument[]> {
   return documentsByIds(db, { format }, ids)
 }
 
-const columns = (format: number, d: NodeDocument) => ({
-  id: d.node_id,
-  document_format: format,
-  document_json: d.node_json,
-  document_version_json: d.version_json,
-  document_download_path: d.download_path,
-})
-
 /** Writes documents made from rows read in the same transaction (after lockNodes): they replace whatever is stored. */
 export async function saveDocuments(db: Store, format: number, docs: readonly NodeDocument[]): Promise<void> {
-  await updateRows(
+  await insertRows(
     db,
-    'nodes',
-    'id',
-    docs.map((d) => columns(format, d)),
+    'node_documents',
+    docs.map((d) => ({
+      node_id: d.node_id,
+      format,
+      publisher_id: d.publisher_id,
+      latest_version_id: d.latest_version_id,
+      node_json: d.node_json,
+      version_json: d.version_json,
+      download_path: d.download_path,
+    })),
+    `on conflict (node_id) do update set format = excluded.format, publisher_id = excluded.publisher_id,
+      latest_version_id = excluded.latest_version_id, node_json = excluded.node_json,
+      version_json = excluded.version_json, download_path = excluded.download_path`,
   )
 }
 
@@ -92,8 +63,14 @@ export async function lockNodes(db: Store, ids: readonly string[]): Promise<void
   }
 }
 
-const nodesAfter = prepared<{ after: string }, { id: string; document_format: number | null }>((db, p) =>
-  db.selectFrom('nodes').select(['id', 'document_format']).where('id', '>', p.after).orderBy('id').limit(SCAN_PAGE),
+const nodesAfter = prepared<{ after: string }, { id: string; format: number | null }>((db, p) =>
+  db
+    .selectFrom('nodes')
+    .leftJoin('node_documents', 'node_documents.node_id', 'nodes.id')
+    .select(['nodes.id', 'node_documents.format'])
+    .where('nodes.id', '>', p.after)
+    .orderBy('nodes.id')
+    .limit(SCAN_PAGE),
 )
 
 /**
@@ -104,7 +81,7 @@ const nodesAfter = prepared<{ after: string }, { id: string; document_format: nu
 export async function nodesWithoutDocument(db: Store, format: number, after: string): Promise<{ ids: string[]; next?: string }> {
   const rows = await nodesAfter(db, { after })
   return {
-    ids: rows.filter((r) => r.document_format !== format).map((r) => r.id),
+    ids: rows.filter((r) => r.format !== format).map((r) => r.id),
     next: rows.length === SCAN_PAGE ? rows[rows.length - 1]!.id : undefined,
   }
 }

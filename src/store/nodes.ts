@@ -70,6 +70,15 @@ export function listNodesByIds(db: Store, ids: readonly string[]): Promise<NodeR
   return nodesByIds(db, {}, ids)
 }
 
+const countsByIds = preparedList<{}, { id: string; downloads: number }>((db, _p, ids) =>
+  db.selectFrom('nodes').select(['id', 'downloads']).where('id', 'in', ids),
+)
+
+/** The download counts of these nodes, as stored. */
+export async function readDownloads(db: Store, ids: readonly string[]): Promise<Map<string, number>> {
+  return new Map((await countsByIds(db, {}, ids)).map((r) => [r.id, r.downloads]))
+}
+
 export function listNodesOfPublisher(
   db: Store,
   publisherId: string,

@@ -103,12 +103,17 @@ export interface NodeTable {
   /** The publisher the upstream last gave it: a node whose owner differs was claimed here. */
   mirror_owner: Generated<string>
   mirror_checked_at: Generated<string>
+}
 
-  /** The node's rendered JSON (schema.sql says what each column holds); format null: none yet. */
-  document_format: Generated<number | null>
-  document_json: Generated<string | null>
-  document_version_json: Generated<string | null>
-  document_download_path: Generated<string>
+/** A node's rendered JSON, less what changes apart from it (schema.sql says what each column holds). */
+export interface NodeDocumentTable {
+  node_id: string
+  format: number
+  publisher_id: string
+  latest_version_id: string | null
+  node_json: string
+  version_json: string | null
+  download_path: Generated<string>
 }
 
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
@@ -280,6 +285,7 @@ export interface DB {
   publisher_members: PublisherMemberTable
   publisher_tokens: PublisherTokenTable
   nodes: NodeTable
+  node_documents: NodeDocumentTable
   node_versions: NodeVersionTable
   archives: ArchiveTable
   host_nodes: HostNodeTable

@@ -36,7 +36,7 @@ const serve = (dir: string, ...args: string[]) => spawnServe(['--port', '0', '--
 const documented = (dir: string) => {
   const db = new Database(join(dir, 'registry.db'), { readonly: true })
   try {
-    return db.query<{ n: number }, []>('select count(*) as n from nodes where document_format is not null').get()!.n
+    return db.query<{ n: number }, []>('select count(*) as n from node_documents').get()!.n
   } finally {
     db.close()
   }

@@ -20,21 +20,7 @@ beforeEach(async () => (t = await makeTestApp()))
 afterEach(() => t.cleanup())
 
 /** The documents stored, of any format, in id order. */
-const stored = async (db: Store) =>
-  (
-    await db
-      .selectFrom('nodes')
-      .select(['id', 'document_format', 'document_json', 'document_version_json', 'document_download_path'])
-      .where('document_format', 'is not', null)
-      .orderBy('id')
-      .execute()
-  ).map((r) => ({
-    node_id: r.id,
-    format: r.document_format,
-    node_json: r.document_json!,
-    version_json: r.document_version_json,
-    download_path: r.document_download_path,
-  }))
+const stored = (db: Store) => db.selectFrom('node_documents').selectAll().orderBy('node_id').execute()
 
 /** A handle on the store that counts the queries reading each of these tables. */
 function counting(db: Store, tables: string[]) {

@@ -86,7 +86,9 @@ export async function makeTestApp(
     blobs: local ? createDiskBlobStore(dir) : testBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json')),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json'), undefined, (ids) =>
+      indexed?.downloadsOf(ids),
+    ),
     log,
     metrics,
     now: () => new Date(clock.now),

@@ -48,7 +48,7 @@ describe('node JSON cache', () => {
     let cache!: ReturnType<typeof createNodeJsonCache>
     const racing = db.withPlugin(
       // The node's row, read whole (it has no document: seeded straight into the store).
-      interleave(/^(?!.*document_json).*"nodes"/, async () => {
+      interleave(/^(?!.*node_documents).*"nodes"/, async () => {
         await setDescription(base, 'a', 'new')
         cache.nodesChanged(['a'])
       }),
@@ -65,7 +65,7 @@ describe('node JSON cache', () => {
     const base = db
     let cache!: ReturnType<typeof createNodeJsonCache>
     const racing = db.withPlugin(
-      interleave(/document_json/, async () => {
+      interleave(/"node_documents"/, async () => {
         await setDescription(base, 'a', 'new')
         await writeDocuments(base, ['a'])
         cache.nodesChanged(['a'])

@@ -70,12 +70,12 @@ describe('schema migrations', () => {
     await firstReleaseStore(path)
     const db = await openStore(path)
     try {
-      const documents = () => db.selectFrom('nodes').select(['id', 'document_format', 'document_json', 'document_download_path']).execute()
-      expect(await documents()).toEqual([{ id: 'Pack', document_format: null, document_json: null, document_download_path: '' }])
+      const documents = () => db.selectFrom('node_documents').selectAll().execute()
+      expect(await documents()).toEqual([])
       expect(await fillMissingDocuments(db)).toBe(1)
       const [doc] = await documents()
-      expect(doc).toMatchObject({ id: 'Pack', document_format: DOCUMENT_FORMAT, document_download_path: '' })
-      expect(JSON.parse(doc!.document_json!)).toMatchObject({ id: 'Pack', name: 'Pack' })
+      expect(doc).toMatchObject({ node_id: 'Pack', format: DOCUMENT_FORMAT, publisher_id: 'acme', download_path: '' })
+      expect(JSON.parse(doc!.node_json)).toMatchObject({ id: 'Pack', name: 'Pack' })
     } finally {
       await db.destroy()
     }

@@ -8,6 +8,7 @@ import * as mirror from './006-mirror'
 import * as sharedState from './007-shared-state'
 import * as mirrorOriginColumns from './008-mirror-origin-columns'
 import * as nodeDocuments from './009-node-documents'
+import * as nodeDocumentsTable from './010-node-documents-table'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'shared secrets and rate limits (several instances)', up: sharedState.up },
   { version: 8, name: 'mirror origins on the entity rows', up: mirrorOriginColumns.up },
   { version: 9, name: 'rendered node documents', up: nodeDocuments.up },
+  { version: 10, name: 'node documents in a table of their own', up: nodeDocumentsTable.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
