@@ -107,6 +107,21 @@ describe('node documents', () => {
     expect(doc!.download_path).toBe('/archives/acme/pack/1.0.0/node.zip')
   })
 
+  test('download counts come from the warm index when it holds the node, else from the store', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    for (const node of ['a-pack', 'b-pack']) await publishActive(t, { pat, node, version: '1.0.0' })
+    await t.call('GET', '/nodes/b-pack/install')
+    await t.deps.downloads.flush()
+    const asked: string[][] = []
+    const cache = createNodeJsonCache(t.deps.db, PUBLIC_URL, undefined, undefined, (ids) => {
+      asked.push([...ids])
+      return new Map([['a-pack', 42]])
+    })
+    const texts = await cache.render(['a-pack', 'b-pack'])
+    expect(texts.map((text) => JSON.parse(text).downloads)).toEqual([42, 1])
+    expect(asked).toEqual([['a-pack', 'b-pack']])
+  })
+
   test('nodes without a document (or with one of another format) are served from their rows', async () => {
     await seedNodes(t.deps.db, [{ id: 'seeded', description: 'from its rows' }])
     expect(await stored(t.deps.db)).toEqual([])

@@ -105,3 +105,25 @@ describe('warm-up', () => {
     expect((await pending).total).toBe(10)
   })
 })
+
+describe('download counts held by the index', () => {
+  test('none before it is warm; then those of the nodes it holds, kept current by count flushes', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [
+      { id: 'a', downloads: 5 },
+      { id: 'b', downloads: 7 },
+    ])
+    const search = createIndexedSearch(db, silentLog)
+    expect(search.downloadsOf(['a'])).toBeUndefined()
+    await search.warm()
+    expect(search.downloadsOf(['a', 'b', 'ghost'])).toEqual(
+      new Map([
+        ['a', 5],
+        ['b', 7],
+      ]),
+    )
+    await search.countsChanged(new Map([['a', 6]]))
+    expect(search.downloadsOf(['a'])).toEqual(new Map([['a', 6]]))
+    search.close()
+  })
+})
