@@ -100,6 +100,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   /** Nodes whose documents are being read for a refresh (and publisher refreshes under way, whose nodes are not
    * known until read): a count for one of them goes through the store too, in sequence. */
   const refreshing = new Map<string, number>()
+  /** Nodes whose last refresh failed: what the index holds of them may be old, their counts included. */
+  const doubtful = new Set<string>()
   let publisherReads = 0
 
   async function refresh(ids: readonly string[], load: () => Promise<SearchDoc[]>) {
@@ -114,6 +116,10 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     try {
       docs = await load()
       apply(docs, readAt)
+      for (const key of keys) doubtful.delete(key)
+    } catch (err) {
+      for (const key of keys) doubtful.add(key)
+      throw err
     } finally {
       for (const key of keys) {
         const n = refreshing.get(key)! - 1
@@ -240,10 +246,13 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
     },
 
+    // Not for nodes being refreshed or whose refresh failed: their counts are read from the store.
     downloadsOf(ids) {
       if (!ready) return undefined
       const counts = new Map<string, number>()
       for (const id of ids) {
+        const key = id.toLowerCase()
+        if (refreshing.has(key) || doubtful.has(key)) continue
         const slot = catalog.slotOf(id)
         const entry = slot === undefined ? undefined : catalog.entry(slot)
         if (entry) counts.set(id, entry.downloads)

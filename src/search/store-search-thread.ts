@@ -35,6 +35,8 @@ export function createThreadedStoreSearch(path: string, local: NodeSearch, log: 
       log.error('search.thread_failed', { error: event.message })
       for (const q of waiting.values()) q.reject(new Error(`the store search thread failed: ${event.message}`))
       waiting.clear()
+      // Nothing more is asked of a failed thread (its handle and map go with it).
+      w.terminate()
     }
     w.onmessage = (event: MessageEvent) => {
       const { id, result, error, closed } = event.data as { id: number; result?: unknown; error?: string; closed?: true }

@@ -19,8 +19,11 @@ self.onmessage = async (event: MessageEvent) => {
   }
   if (msg.close) {
     // Closed here rather than left to the thread's end: its memory map goes with it.
-    await db?.destroy()
-    self.postMessage({ closed: true })
+    try {
+      await db?.destroy()
+    } finally {
+      self.postMessage({ closed: true })
+    }
     return
   }
   try {

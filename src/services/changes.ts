@@ -115,8 +115,12 @@ export async function applyChanges(
   changed: { nodes: string[]; publishers: string[]; counts?: ReadonlyMap<string, number> },
 ) {
   if (changed.counts?.size) {
-    await deps.search.countsChanged(changed.counts)
-    deps.nodeJson.countsChanged(changed.counts)
+    try {
+      await deps.search.countsChanged(changed.counts)
+    } finally {
+      // Cached nodes take the new counts even when the index could not (its counts are then not used).
+      deps.nodeJson.countsChanged(changed.counts)
+    }
   }
   if (changed.nodes.length) {
     await deps.search.nodesChanged(changed.nodes)

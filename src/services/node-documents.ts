@@ -1,6 +1,6 @@
 /**
  * Node documents, the one way a node is rendered: each node's JSON made from its rows when the node is written
- * and kept in its row, so that a page of nodes reads one row per node and renders nothing. What changes apart
+ * and kept in node_documents, so that a page of nodes reads one row per node and renders nothing. What changes apart
  * from the node is put in when the text is made: its download count, its publisher and its latest version's
  * download URL (this server's public URL, and only while the archive can be downloaded here).
  */

@@ -60,9 +60,9 @@ const READER_MMAP_BYTES = 2 ** 31 - 2 ** 16
 /**
  * A second, read-only handle on an existing store file (for a worker thread): no migration, no writes. WAL lets
  * it read while the main handle writes. The file is read through a memory map: the warm-up's fallback scans whole
- * tables, and page by page through read() each page is a system call (at 100,000 nodes of about 2 KB a row, with
- * their documents: 200 ms a search instead of 100). The mapped pages count as resident memory only while it is
- * open (the warm-up).
+ * tables, and page by page through read() each page is a system call (at 100,000 nodes, a search 100 ms mapped
+ * against 200 through read() on rows three times as wide). The mapped pages count as resident memory only while
+ * it is open (the warm-up).
  */
 export function openStoreReader(path: string): Store {
   const sqlite = new Database(path, { readonly: true, strict: true })

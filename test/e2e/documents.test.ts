@@ -1,7 +1,7 @@
 /**
- * A store whose nodes have no documents yet (written before schema 9, here seeded straight into a SQLite file):
- * the executable serves them from their rows at once and fills their documents in the background; a read-only one
- * leaves the store as it is.
+ * A store whose nodes have no documents yet (as one written before documents existed: here nodes seeded straight
+ * into a SQLite file): the executable serves them from their rows at once and fills their documents in the
+ * background; a read-only one leaves the store as it is.
  */
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, expect, test } from 'bun:test'

@@ -35,7 +35,14 @@ export async function staleDocuments(db: Store): Promise<string[]> {
   return stored
     .filter((d) => {
       const now = fresh.get(d.node_id)
-      return !now || now.node_json !== d.node_json || now.version_json !== d.version_json || now.download_path !== d.download_path
+      return (
+        !now ||
+        now.publisher_id !== d.publisher_id ||
+        now.latest_version_id !== d.latest_version_id ||
+        now.node_json !== d.node_json ||
+        now.version_json !== d.version_json ||
+        now.download_path !== d.download_path
+      )
     })
     .map((d) => d.node_id)
 }

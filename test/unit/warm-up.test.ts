@@ -126,4 +126,26 @@ describe('download counts held by the index', () => {
     expect(search.downloadsOf(['a'])).toEqual(new Map([['a', 6]]))
     search.close()
   })
+
+  test('none for a node whose refresh failed, until one succeeds', async () => {
+    db = await openStore(':memory:')
+    await seedNodes(db, [{ id: 'a', downloads: 5 }])
+    let failing = false
+    const flaky = db.withPlugin({
+      transformQuery(args) {
+        if (failing) throw new Error('the store is gone')
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const search = createIndexedSearch(flaky, silentLog)
+    await search.warm()
+    failing = true
+    await expect(search.nodesChanged(['a'])).rejects.toThrow('the store is gone')
+    expect(search.downloadsOf(['a'])).toEqual(new Map())
+    failing = false
+    await search.nodesChanged(['a'])
+    expect(search.downloadsOf(['a'])).toEqual(new Map([['a', 5]]))
+    search.close()
+  })
 })
