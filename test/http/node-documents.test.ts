@@ -155,20 +155,18 @@ describe('filling missing documents', () => {
   test('a write landing while a batch is written is never undone by it', async () => {
     await seedNodes(t.deps.db, [{ id: 'pack', description: 'old' }])
     let write: Promise<void> | undefined
-    let changed!: () => void
-    const rowChanged = new Promise<void>((resolve) => (changed = resolve))
-    // Right after the fill has read the node's row, a write changes the row, and the fill goes on once it has (or
-    // after 200 ms: the write waits for the batch on SQLite, and for the batch's lock on the row on PostgreSQL).
+    // Right after the fill has read the node's row, a write changes it, and the fill goes on once that write has
+    // committed, or after 200 ms: the write waits for the batch on SQLite, and for the batch's lock on the row on
+    // PostgreSQL (without it, the write would commit first and the batch then store a document of the old row).
     const racing = t.deps.db.withPlugin({
       transformQuery: (args) => args.node,
       async transformResult(args) {
         if (!write && args.result.rows.some((row) => (row as { description?: string }).description === 'old')) {
           write = commitWrite(t.deps, async (w) => {
             await w.db.updateTable('nodes').set({ description: 'new' }).where('id', '=', 'pack').execute()
-            changed()
             w.node('pack')
           })
-          await Promise.race([rowChanged, Bun.sleep(200)])
+          await Promise.race([write, Bun.sleep(200)])
         }
         return args.result
       },
