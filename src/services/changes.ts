@@ -101,9 +101,20 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
     versionNodes.delete(id)
   }
   if (versionNodes.size) deps.nodeJson.versionsChanged([...versionNodes])
-  await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
+  try {
+    await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
+  } catch (err) {
+    // The write is in the store: whoever retries a failed write must not write this one again.
+    if (err instanceof Error) Object.assign(err, { [COMMITTED]: true })
+    throw err
+  }
   return result.value
 }
+
+const COMMITTED = Symbol('committed')
+
+/** Whether a failed commitWrite failed after its transaction committed (bringing the index or caches up to date). */
+export const failedAfterCommit = (err: unknown): boolean => err instanceof Error && COMMITTED in err
 
 /**
  * Brings the search index and the caches in step with committed changes (this instance's own, or another's).

@@ -5,7 +5,7 @@
  * caches keep every rendered node and only take the new numbers.
  */
 import { addDownloads } from '../store/nodes'
-import { commitWrite, type WriteDeps } from './changes'
+import { commitWrite, failedAfterCommit, type WriteDeps } from './changes'
 import type { Deps } from './deps'
 
 export const DOWNLOAD_FLUSH_MS = 1000
@@ -41,6 +41,11 @@ export function createDownloadCounter(deps: WriteDeps & Pick<Deps, 'log'>): Down
         for (const [id, total] of await addDownloads(w.db, taken)) w.counted(id, total)
       })
     } catch (err) {
+      if (failedAfterCommit(err)) {
+        // Stored: only the index or the caches could not take the new counts (they come right with the next change).
+        deps.log.warn('downloads.flush_applied_late', { nodes: taken.size, error: (err as Error).message })
+        return
+      }
       // Kept for the next flush: a busy store loses no counts.
       for (const [id, n] of taken) counts.set(id, (counts.get(id) ?? 0) + n)
       pending += takenCount

@@ -106,6 +106,31 @@ describe('download counter', () => {
     expect(await downloads('a')).toBe(8)
   })
 
+  test('a flush that committed but whose index failed to follow is not written again', async () => {
+    const { search, nodeJson } = await world()
+    const failingIndex = {
+      ...search,
+      countsChanged: async () => {
+        throw new Error('the index failed')
+      },
+    }
+    const counter = createDownloadCounter({
+      db: db!,
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      search: failingIndex,
+      nodeJson,
+      log: silentLog,
+    })
+    counter.count('a')
+    await counter.flush()
+    expect(counter.pending).toBe(0)
+    await counter.flush()
+    const stored = await db!.selectFrom('nodes').select('downloads').where('id', '=', 'a').executeTakeFirstOrThrow()
+    expect(stored.downloads).toBe(6)
+    // The cached and served count took it all the same.
+    expect(JSON.parse((await nodeJson.render(['a']))[0]!).downloads).toBe(6)
+  })
+
   test('stop() writes what is left and stops the timer; counts of nodes gone since are dropped', async () => {
     const { counter, downloads } = await world()
     counter.start(60_000)
