@@ -1,6 +1,7 @@
 /** Settings of `serve`: one table gives each its flag, environment variable, default, validation and help. */
 import * as v from 'valibot'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
+import { NODE_JSON_MAX_BYTES } from './services/node-json'
 
 const int = (min: number, max: number) =>
   v.pipe(
@@ -168,6 +169,11 @@ export const SETTINGS = {
     schema: text,
     default: undefined,
     help: 'load users, publishers, tokens, nodes, versions and archives from this JSON file before listening (without --data: into a fresh temporary data directory)',
+  },
+  'node-cache-bytes': {
+    schema: int(0, Number.MAX_SAFE_INTEGER),
+    default: String(NODE_JSON_MAX_BYTES),
+    help: 'bytes of rendered nodes kept in memory between requests, oldest out (about 1.7 KB a node: the default keeps some 10,000, 170 MB keeps 100,000); 0 keeps none',
   },
   'read-only': {
     schema: bool,

@@ -113,7 +113,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     blobs,
     signer: createUrlSigner(backends.signingSecret),
     search,
-    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json'), undefined, (ids) => search.downloadsOf(ids)),
+    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json'), config['node-cache-bytes'], (ids) => search.downloadsOf(ids)),
     log,
     metrics,
     now: () => new Date(),

@@ -33,7 +33,7 @@ const enc = encodeURIComponent
 const registryPaths = archives.map((a) => `/archives/${enc(a.publisher_id)}/${enc(a.id)}/${enc(a.version)}/node.zip`)
 const barePaths = archives.map((a) => `/${a.sha256}`)
 
-const registry = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ') ?? [])
+const registry = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])
 const bare = await spawnListening([process.execPath, join(import.meta.dir, 'bare-file-server.ts'), join(dir, 'blobs')], `${dir}-bare.log`)
 try {
   // The registry keeps what clients rely on.

@@ -6,6 +6,7 @@
  * the server's peak resident memory; then installs alone as a ratio of /health. The server logs at the
  * default level into a file. Stores are made by seed-store.ts (installs add downloads; --fresh reseeds).
  * Run: npm run build && bun scripts/bench/mixed.ts [--nodes 2200,10000,100000] [--seconds 10] [--clients 8]
+ * (BENCH_SERVER_ARGS="--node-cache-bytes 180000000" passes options to serve).
  */
 import { Database } from 'bun:sqlite'
 import { existsSync } from 'node:fs'
@@ -79,7 +80,7 @@ export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
 async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number; CLIENTS: number; fresh?: boolean }) {
   const dir = await benchStore(n, fresh)
   const ids = activeIds(dir)
-  const server = await startServer(dir)
+  const server = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])
   try {
     const indexMs = await waitForIndex(server.url)
     /** Server CPU microseconds per request over a run: steadier than throughput when other work shares the machine. */
