@@ -152,9 +152,13 @@ export class Catalog {
     (slot) => this.entries[slot]?.hostText,
     () => this.entries.length,
   )
-  /** Slots in list order, and each slot's position in it. */
+  /**
+   * Slots in list order, and each slot's position in it plus one (0: none yet), in a typed array: a keyword query
+   * reads the position of each of its matches (96,000 for a short prefix at 100,000 nodes), and from a JS array
+   * filled out of slot order each read cost some 50 ns.
+   */
   private order: number[] = []
-  private position: number[] = []
+  private position = new Int32Array(1024)
   private sorted = true
   size = 0
 
@@ -168,7 +172,8 @@ export class Catalog {
 
   /** Position of a slot in the list order (lower comes first). */
   rank(slot: number): number {
-    return this.position[slot] ?? Number.MAX_SAFE_INTEGER
+    const at = this.position[slot]
+    return at ? at - 1 : Number.MAX_SAFE_INTEGER
   }
 
   /** Adds or replaces a node; during a bulk load (`deferOrder`) the order is built once by finishLoad(). */
@@ -286,7 +291,7 @@ export class Catalog {
     for (let i = 0; i < after.length; i++) {
       if (after[i] === before[i]) continue
       changed = true
-      this.position[after[i]!] = i
+      this.position[after[i]!] = i + 1
     }
     this.order = after
     return changed
@@ -303,7 +308,7 @@ export class Catalog {
     this.repositories.invalidate(slot)
     this.hostNodes.invalidate(slot)
     // Positions are only kept once the order is sorted (not during a bulk load).
-    const at = this.sorted ? this.position[slot]! : this.order.indexOf(slot)
+    const at = this.sorted ? this.position[slot]! - 1 : this.order.indexOf(slot)
     this.order.splice(at, 1)
     if (this.sorted) this.renumber(at, this.order.length - 1)
     this.size--
@@ -407,7 +412,7 @@ export class Catalog {
    */
   private reposition(slot: number): boolean {
     const order = this.order
-    const from = this.position[slot]!
+    const from = this.position[slot]! - 1
     const entry = this.entries[slot]!
     let to = from
     if (from > 0 && compareEntries(this.entries[order[from - 1]!]!, entry) > 0) {
@@ -440,6 +445,7 @@ export class Catalog {
   }
 
   private renumber(from: number, to: number) {
-    for (let i = from; i <= to; i++) this.position[this.order[i]!] = i
+    if (this.position.length < this.entries.length) this.position = grown(this.position, 2 * this.entries.length)
+    for (let i = from; i <= to; i++) this.position[this.order[i]!] = i + 1
   }
 }

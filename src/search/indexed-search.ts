@@ -5,6 +5,7 @@ import type { Store } from '../store/db'
 import { countIndexableNodes, loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublishers, type SearchDoc } from '../store/search-docs'
 import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
+import { byScore, inOrder, type Matches } from './matches'
 import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
 import { createStoreSearch } from './store-search'
@@ -13,9 +14,9 @@ import { createStoreSearch } from './store-search'
 const BATCH = 500
 /** The longest the warm-up holds the event loop before it lets waiting requests in. */
 const SLICE_MS = 8
-/** Bytes the query cache may hold in all (4 a slot, 2 a key character, and a little per entry). */
+/** Bytes the query cache may hold in all (each answer's own, 2 a key character, and a little per entry). */
 export const QUERY_CACHE_MAX_BYTES = 16 * 1024 * 1024
-const querySize = (key: string, slots: Int32Array) => slots.byteLength + 2 * key.length + 64
+const querySize = (key: string, matches: Matches) => matches.bytes + 2 * key.length + 64
 
 export interface IndexedSearch extends NodeSearch {
   /** Loads every node from the store; the store answers queries until this resolves. */
@@ -55,8 +56,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   const keyword = new KeywordIndex()
   /** A hash of each slot's searched text: the keyword index is touched only when that text changed. */
   const textHash: number[] = []
-  /** Full ordered match lists of recent queries, dropped whenever a write could change any of them. */
-  const cache = new Map<string, Int32Array>()
+  /** The matches of recent queries, dropped whenever a write could change any of them. */
+  const cache = new Map<string, Matches>()
   const nextOldest = oldestFirst(cache)
   let cachedBytes = 0
   /** Bumped whenever cached answers were dropped because a change could alter them. */
@@ -165,33 +166,37 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   }
 
   /** Exact id, then exact host node class name, then relevance (ties in list order). */
-  function byRelevance(text: string, plan: Plan): Int32Array {
+  function byRelevance(text: string, plan: Plan): Matches {
     const exact = [...new Set([catalog.slotOf(text), ...catalog.hostNodeOwners(text)].filter((s) => s !== undefined))]
     const hits = keyword.search(text, (slot) => popularityBoost(catalog.entry(slot)?.downloads ?? 0))
-    if (!hits) return inListOrder(plan, exact)
+    if (!hits) return inOrder(inListOrder(plan, exact))
     const lead = passing(plan, exact)
     const skip = new Set(lead)
-    const rest: { slot: number; score: number; rank: number }[] = []
-    for (const { slot, score } of hits) {
-      if (!skip.has(slot) && (!plan.candidates || plan.candidates.has(slot)) && plan.keep(slot))
-        rest.push({ slot, score, rank: catalog.rank(slot) })
+    const slots = new Int32Array(hits.ids.length)
+    const scores = new Float64Array(hits.ids.length)
+    const ranks = new Int32Array(hits.ids.length)
+    let n = 0
+    for (let i = 0; i < hits.ids.length; i++) {
+      const slot = hits.ids[i]!
+      if (skip.has(slot) || (plan.candidates && !plan.candidates.has(slot)) || !plan.keep(slot)) continue
+      slots[n] = slot
+      scores[n] = hits.scores[i]!
+      // Each hit's place in list order read once, not at each comparison.
+      ranks[n++] = catalog.rank(slot)
     }
-    // Each hit's place in list order read once, not at each comparison (a sort of thousands compares many ties).
-    rest.sort((a, b) => b.score - a.score || a.rank - b.rank)
-    const out = new Int32Array(lead.length + rest.length)
-    out.set(lead)
-    for (let i = 0; i < rest.length; i++) out[lead.length + i] = rest[i]!.slot
-    return out
+    // Copied to their length only when the plan dropped many: the query cache counts each answer's bytes.
+    const fit = <T extends Int32Array | Float64Array>(a: T) => (n * 2 > a.length ? a.subarray(0, n) : a.slice(0, n)) as T
+    return byScore(Int32Array.from(lead), { slots: fit(slots), scores: fit(scores), ranks: fit(ranks) })
   }
 
-  function matches(q: NodeQuery): Int32Array {
+  function matches(q: NodeQuery): Matches {
     const { offset: _o, limit: _l, ...key } = q
     const cacheKey = JSON.stringify(key)
     const hit = cache.get(cacheKey)
     if (hit) return hit
     const plan = catalog.plan(q)
     const text = q.search?.trim()
-    const result = text ? byRelevance(text, plan) : inListOrder(plan)
+    const result = text ? byRelevance(text, plan) : inOrder(inListOrder(plan))
     const size = querySize(cacheKey, result)
     while (cachedBytes + size > maxCacheBytes) {
       const oldest = nextOldest()
@@ -263,8 +268,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async find(q) {
       if (!ready) return fallback.find(q)
       const all = matches(q)
-      const ids = Array.from(all.subarray(q.offset, q.offset + q.limit), (slot) => catalog.entry(slot)!.id)
-      return { ids, total: all.length }
+      const ids = Array.from(all.slice(q.offset, q.offset + q.limit), (slot) => catalog.entry(slot)!.id)
+      return { ids, total: all.total }
     },
 
     async hostNodeOwner(name) {

@@ -49,6 +49,12 @@ export interface FuzzyOptions {
   maxFuzzy: number
 }
 
+/** Matching documents, index by index: their ids as given to MiniSearch (numbers) and their scores. */
+export interface Scored {
+  ids: Int32Array
+  scores: Float64Array
+}
+
 /** Above this, the marks restart from zero (a server answers billions of searches in a long life). */
 const MAX_MARK = 2 ** 30
 
@@ -64,6 +70,8 @@ export class KeywordScorer {
   private mark = 0
   /** Field lengths by document and field, copied from MiniSearch's Map as they are first read. */
   private lengths = new Int32Array(0)
+  /** Each document's id as given to MiniSearch, plus one (0: not copied from its Map yet), as read at first use. */
+  private givenIds = new Int32Array(0)
   private readonly fieldCount: number
   /**
    * Typo expansions remembered. Emptied whenever a term comes into the tree (termsChanged) or leaves it: leaving, a
@@ -96,8 +104,8 @@ export class KeywordScorer {
   }
 
   /** Matching documents' ids (as given to MiniSearch) with MiniSearch's scores, in no particular order. */
-  search(terms: readonly string[], fuzzy?: FuzzyOptions): { id: number; score: number }[] {
-    if (!terms.length) return []
+  search(terms: readonly string[], fuzzy?: FuzzyOptions): Scored {
+    if (!terms.length) return { ids: new Int32Array(0), scores: new Float64Array(0) }
     this.reserve(this.m._nextId)
     // Marks restart from zero between searches, never within one (a search takes two for each term).
     if (this.mark + 2 * terms.length >= MAX_MARK) {
@@ -146,8 +154,23 @@ export class KeywordScorer {
       matched = touched
     }
     const quality = new Set(terms).size
-    const ids = this.m._documentIds
-    return matched.map((doc) => ({ id: ids.get(doc) as number, score: this.total[doc]! * quality }))
+    const ids = new Int32Array(matched.length)
+    const scores = new Float64Array(matched.length)
+    for (let i = 0; i < matched.length; i++) {
+      const doc = matched[i]!
+      ids[i] = this.givenId(doc)
+      scores[i] = this.total[doc]! * quality
+    }
+    return { ids, scores }
+  }
+
+  /** A document's id as given to MiniSearch: fixed for its life (a replaced document gets a new internal id). */
+  private givenId(doc: number): number {
+    const known = this.givenIds[doc]!
+    if (known) return known - 1
+    const id = this.m._documentIds.get(doc) as number
+    this.givenIds[doc] = id + 1
+    return id
   }
 
   /**
@@ -262,6 +285,7 @@ export class KeywordScorer {
     this.term = grown(this.term, capacity)
     this.termMark = grown(this.termMark, capacity)
     this.lengths = grown(this.lengths, capacity * this.fieldCount)
+    this.givenIds = grown(this.givenIds, capacity)
   }
 }
 

@@ -1,7 +1,7 @@
 /** Keyword relevance with MiniSearch: which fields are searched, how text is cut into terms, how queries expand. */
 import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
-import { KeywordScorer } from './keyword-scorer'
+import { KeywordScorer, type Scored } from './keyword-scorer'
 import { compactPostings } from './postings'
 
 interface KeywordDoc {
@@ -123,18 +123,20 @@ export class KeywordIndex {
   }
 
   /**
-   * Matching slots with their relevance scores, times `boost` of each document (popularity; a per-document
+   * Matching slots (`ids`) with their relevance scores, times `boost` of each document (popularity; a per-document
    * factor, so applying it to the sum equals applying it to every term). Undefined when the text has no
    * searchable word (only stop words): it matches everything.
    */
-  search(text: string, boost: (slot: number) => number): { slot: number; score: number }[] | undefined {
+  search(text: string, boost: (slot: number) => number): Scored | undefined {
     const terms = tokenize(text)
       .flatMap((t) => processTerm(t) ?? [])
       .slice(0, MAX_QUERY_WORDS)
     if (!terms.length) return undefined
     let results = this.scorer.search(terms)
-    if (results.length < FEW_RESULTS) results = this.scorer.search(terms, FUZZY)
-    return results.map((r) => ({ slot: r.id, score: r.score * boost(r.id) }))
+    if (results.ids.length < FEW_RESULTS) results = this.scorer.search(terms, FUZZY)
+    const { ids, scores } = results
+    for (let i = 0; i < ids.length; i++) scores[i] = scores[i]! * boost(ids[i]!)
+    return results
   }
 
   get documentCount(): number {

@@ -5,6 +5,8 @@
  */
 import { expect, test } from 'bun:test'
 import { KeywordIndex, MAX_QUERY_WORDS } from '../../src/search/keyword'
+import type { Scored } from '../../src/search/keyword-scorer'
+import { hitsOf } from '../support/hits'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
 import { REAL_NODES } from '../support/seed'
@@ -70,15 +72,13 @@ function expectSame(referenceIndex: KeywordIndex, scored: KeywordIndex) {
   let compared = 0
   for (const q of queries()) {
     const expected = miniSearchAnswer(reference, q)
-    const got = scored.search(q, () => 1)
-    if (got === undefined) {
+    const answer = scored.search(q, () => 1)
+    if (answer === undefined) {
       expect(expected).toEqual([])
       continue
     }
     const bySlot = (a: { slot: number }, b: { slot: number }) => a.slot - b.slot
-    expect(got.map((h) => ({ slot: h.slot, score: h.score })).sort(bySlot)).toEqual(
-      expected.map((r) => ({ slot: r.id, score: r.score })).sort(bySlot),
-    )
+    expect(hitsOf(answer).sort(bySlot)).toEqual(expected.map((r) => ({ slot: r.id, score: r.score })).sort(bySlot))
     compared += expected.length
   }
   expect(compared).toBeGreaterThan(10_000)
@@ -115,8 +115,8 @@ test('the scorer gives MiniSearch scores exactly with replaced and removed docum
 test('a weighted popularity multiplies each score', () => {
   const index = new KeywordIndex()
   for (let i = 0; i < 50; i++) index.put(i, doc(i), false)
-  const once = index.search('image', () => 1)!
-  const twice = index.search('image', (slot) => (slot % 2 ? 2 : 1))!
+  const once = hitsOf(index.search('image', () => 1))
+  const twice = hitsOf(index.search('image', (slot) => (slot % 2 ? 2 : 1)))
   expect(once.length).toBeGreaterThan(0)
   for (const [i, h] of twice.entries()) expect(h.score).toBe(once[i]!.score * (h.slot % 2 ? 2 : 1))
 })
@@ -124,11 +124,11 @@ test('a weighted popularity multiplies each score', () => {
 test('answers stay the same when the marks restart from zero', () => {
   const index = new KeywordIndex()
   for (let i = 0; i < 1000; i++) index.put(i, doc(i), false)
-  type Scorer = { mark: number; search(terms: string[]): { id: number; score: number }[] }
+  type Scorer = { mark: number; search(terms: string[]): Scored }
   const scorer = (index as unknown as { scorer: Scorer }).scorer
   // Two words: a restart between them would lose the first one's matches.
   const before = scorer.search(['image', 'prompt'])
-  expect(before.length).toBeGreaterThan(0)
+  expect(before.ids.length).toBeGreaterThan(0)
   for (const near of [2 ** 30 - 5, 2 ** 30 - 4, 2 ** 30 - 3]) {
     scorer.mark = near
     expect(scorer.search(['image', 'prompt'])).toEqual(before)
@@ -146,7 +146,7 @@ test('a query searches its first 32 words; a word given again is scored as MiniS
   const bySlot = (a: { slot: number }, b: { slot: number }) => a.slot - b.slot
   const expected = miniSearchAnswer(mini, first).map((r) => ({ slot: r.id, score: r.score }))
   expect(expected.length).toBeGreaterThan(0)
-  expect(scored.search(words.join(' '), () => 1)!.sort(bySlot)).toEqual(expected.sort(bySlot))
+  expect(hitsOf(scored.search(words.join(' '), () => 1)).sort(bySlot)).toEqual(expected.sort(bySlot))
 })
 
 test('remembered typo expansions follow the index when a term leaves it (its sibling moves in the tree)', () => {
@@ -165,6 +165,6 @@ test('remembered typo expansions follow the index when a term leaves it (its sib
   for (let round = 0; round < 2; round++) {
     const expected = miniSearchAnswer(mini, 'abcde').map((r) => ({ slot: r.id, score: r.score }))
     expect(expected.length).toBe(17)
-    expect(scored.search('abcde', () => 1)!.sort(bySlot)).toEqual(expected.sort(bySlot))
+    expect(hitsOf(scored.search('abcde', () => 1)).sort(bySlot)).toEqual(expected.sort(bySlot))
   }
 })

@@ -4,6 +4,7 @@ import { KeywordIndex } from '../../src/search/keyword'
 import { Postings } from '../../src/search/postings'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
+import { hitsOf } from '../support/hits'
 
 test('Postings answers get, set, delete, size and iteration as a Map does', () => {
   const map = new Map<number, number>([
@@ -66,8 +67,8 @@ test('searches give the same slots and scores with compact postings, through add
   const queries = ['upscale', 'upsc', 'latent sampler', 'detailr', 'pack', 'publisher 3', 'author7', 'mask face', 'zzz']
   const same = () => {
     for (const q of queries) {
-      const a = plain.search(q, () => 1) ?? []
-      const b = compact.search(q, () => 1) ?? []
+      const a = hitsOf(plain.search(q, () => 1))
+      const b = hitsOf(compact.search(q, () => 1))
       expect(b.map((h) => h.slot)).toEqual(a.map((h) => h.slot))
       b.forEach((h, i) => expect(h.score).toBeCloseTo(a[i]!.score, 9))
     }
