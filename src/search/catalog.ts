@@ -136,12 +136,6 @@ class Facts {
 export class Catalog {
   private readonly entries: (Entry | undefined)[] = []
   private readonly slotById = new Map<string, number>()
-  /**
-   * A hash of each lower-cased host node name -> the slot providing it, or the slots when several do. Hashes, not
-   * the names: 100,000 nodes provide some 700,000 distinct names, whose strings as keys took 40 MB more; a lookup
-   * checks the name among its slots' own (hostNodeOwners), so a collision can only cost a comparison.
-   */
-  private readonly slotsByHostNode = new Map<number, number | number[]>()
   private readonly platforms = new PlatformKeys()
   private readonly facts = new Facts()
   private readonly repositories = new SubstringIndex(
@@ -194,11 +188,9 @@ export class Catalog {
       acceleratorId: this.platforms.id(doc.acceleratorKeys),
       hostText: hostNames.join('\n'),
     }
-    if (before) this.unlinkHostNodes(before)
     this.entries[slot] = entry
     this.facts.set(slot, entry)
     this.slotById.set(doc.id.toLowerCase(), slot)
-    for (const name of hostNames) this.linkHostNode(name, slot)
     if (!before || before.repositoryKey !== entry.repositoryKey) this.repositories.invalidate(slot)
     if (!before || before.hostText !== entry.hostText) this.hostNodes.invalidate(slot)
     if (!before) {
@@ -301,7 +293,6 @@ export class Catalog {
     const slot = this.slotOf(id)
     const entry = slot === undefined ? undefined : this.entries[slot]
     if (slot === undefined || !entry) return undefined
-    this.unlinkHostNodes(entry)
     this.slotById.delete(id.toLowerCase())
     this.entries[slot] = undefined
     this.facts.set(slot, undefined)
@@ -333,14 +324,14 @@ export class Catalog {
     return this.order
   }
 
-  /** Slots of nodes providing a host node named exactly `name` (ignoring case), in list order. */
+  /**
+   * Slots of nodes providing a host node named exactly `name` (ignoring case), in list order: a line of their host
+   * node text. Found through the substring index's trigrams, not a Map of every name: 100,000 nodes provide some
+   * 700,000 distinct names, and a Map of their hashes held 28 MB of the heap for a lookup that the trigrams of a
+   * whole line answer in microseconds.
+   */
   hostNodeOwners(name: string): number[] {
-    const lower = name.toLowerCase()
-    const owners = this.slotsByHostNode.get(hash53(lower))
-    if (owners === undefined) return []
-    const provides = (slot: number) => this.entries[slot]?.hostText.split('\n').includes(lower) === true
-    if (typeof owners === 'number') return provides(owners) ? [owners] : []
-    return owners.filter(provides).sort((a, b) => this.rank(a) - this.rank(b))
+    return this.hostNodes.slotsWithLine(name.toLowerCase()).sort((a, b) => this.rank(a) - this.rank(b))
   }
 
   /** How to answer the filters of a query: selective ones give candidates, the rest a per-entry test. */
@@ -362,28 +353,6 @@ export class Catalog {
         (os === undefined || os[osOf[slot]!] === true) &&
         (acc === undefined || acc[accOf[slot]!] === true) &&
         (since === undefined || updated[slot]! > since),
-    }
-  }
-
-  private linkHostNode(name: string, slot: number) {
-    const key = hash53(name)
-    const owners = this.slotsByHostNode.get(key)
-    if (owners === undefined) this.slotsByHostNode.set(key, slot)
-    else if (typeof owners === 'number') this.slotsByHostNode.set(key, [owners, slot])
-    else owners.push(slot)
-  }
-
-  private unlinkHostNodes(entry: Entry) {
-    if (!entry.hostText) return
-    for (const name of entry.hostText.split('\n')) {
-      const key = hash53(name)
-      const owners = this.slotsByHostNode.get(key)
-      if (owners === entry.slot) this.slotsByHostNode.delete(key)
-      else if (Array.isArray(owners)) {
-        const rest = owners.filter((s) => s !== entry.slot)
-        if (rest.length) this.slotsByHostNode.set(key, rest.length === 1 ? rest[0]! : rest)
-        else this.slotsByHostNode.delete(key)
-      }
     }
   }
 

@@ -126,3 +126,41 @@ test('rebuildStale builds at least one block a call until none is left, and sear
   expect(index.rebuildStale(performance.now() + 1_000)).toBe(false)
   expect(reads).toBeLessThanOrEqual(5_000 + 512)
 })
+
+test('a whole line is found exactly: the same slots as comparing every line, never a part of a longer one', () => {
+  const values = randomValues(3_000, 11)
+  values[511] = 'last of block one' // a block's text ends after it
+  values[512] = 'first of block two\nand more'
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  const lines = new Set(['last of block one', 'first of block two', 'and more', 'block', 'of block two', 'first of block'])
+  for (let slot = 0; lines.size < 300; slot = (slot + 29) % values.length) for (const line of values[slot]!.split('\n')) lines.add(line)
+  lines.delete('')
+  for (const line of lines) {
+    const expected = values.flatMap((v, slot) => (v.split('\n').includes(line) ? [slot] : []))
+    expect({ line, slots: index.slotsWithLine(line) }).toEqual({ line, slots: expected })
+  }
+  expect(index.slotsWithLine('')).toEqual([])
+  expect(index.slotsWithLine('and more\nfirst')).toEqual([])
+})
+
+test('a rare line reads only the blocks that may hold it, and follows a change', () => {
+  const values = Array.from({ length: 20_000 }, (_, i) => `loadimage\nnode class ${i % 977}`)
+  values[12_345] = 'loadimage\nksampleradvancedrare'
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  expect(index.slotsWithLine('loadimage').length).toBe(20_000)
+  const before = index.scannedBlocks
+  expect(index.slotsWithLine('ksampleradvancedrare')).toEqual([12_345])
+  expect(index.scannedBlocks - before).toBeLessThanOrEqual(2) // of 40 blocks
+  expect(index.slotsWithLine('ksampleradvanced')).toEqual([])
+  values[12_345] = 'loadimage'
+  values[3] = 'ksampleradvancedrare'
+  index.invalidate(12_345)
+  index.invalidate(3)
+  expect(index.slotsWithLine('ksampleradvancedrare')).toEqual([3])
+})
