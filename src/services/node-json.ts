@@ -132,8 +132,10 @@ export function createNodeJsonCache(
     ids: readonly string[],
     known: readonly NodeRow[] | undefined,
   ): Promise<{ docs: NodeDocument[]; downloads: Map<string, number> }> {
-    const given = known?.filter((row) => ids.includes(row.id)) ?? []
-    const unread = ids.filter((id) => !given.some((row) => row.id === id))
+    const wanted = new Set(ids)
+    const given = known?.filter((row) => wanted.has(row.id)) ?? []
+    const read = new Set(given.map((row) => row.id))
+    const unread = ids.filter((id) => !read.has(id))
     const stored = unread.length ? await readDocuments(db, DOCUMENT_FORMAT, unread) : []
     const have = new Set(stored.map((d) => d.node_id))
     const rest = unread.filter((id) => !have.has(id))
