@@ -39,24 +39,27 @@ export function listVersionsByIds(db: Store, ids: readonly string[]): Promise<Ve
 }
 
 /**
- * Which of these versions have an archive here: stored, or known upstream and fetched on first download (a source
- * mirrored with archives) unless its bytes were refused. One prepared statement for every path that asks (a page of
- * nodes, an install, the change feed).
+ * Archives a source mirrors and serves here: known upstream and fetched on first download (a source mirrored with
+ * archives) unless its bytes were refused. With the archives stored here, what "an archive here" means.
+ */
+const servedMirrorArchives = (db: Store) =>
+  db
+    .selectFrom('mirror_archives')
+    .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
+    .select('mirror_archives.version_id')
+    .where('mirror_sources.archives', '!=', 'none')
+    .where('mirror_archives.problem', '=', '')
+
+/**
+ * Which of these versions have an archive here (stored, or served by a mirrored source). One prepared statement for
+ * every path that asks (a page of nodes, an install, the change feed).
  */
 const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids) =>
   db
     .selectFrom('archives')
     .select('version_id')
     .where('version_id', 'in', ids)
-    .union(
-      db
-        .selectFrom('mirror_archives')
-        .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-        .select('mirror_archives.version_id')
-        .where('mirror_archives.version_id', 'in', ids)
-        .where('mirror_sources.archives', '!=', 'none')
-        .where('mirror_archives.problem', '=', ''),
-    ),
+    .union(servedMirrorArchives(db).where('mirror_archives.version_id', 'in', ids)),
 )
 
 /**
@@ -73,18 +76,10 @@ type InstallableRow = { n_id: string; n_publisher_id: string; n_status: NodeRow[
 }
 
 /** The rule of availableArchives for the version in the row: an archive stored, or one a source mirrors and serves. */
-const archiveHere = (eb: ExpressionBuilder<DB, 'node_versions'>) =>
+const archiveHere = (db: Store) => (eb: ExpressionBuilder<DB, 'node_versions'>) =>
   eb.or([
     eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
-    eb.exists(
-      eb
-        .selectFrom('mirror_archives')
-        .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-        .select('mirror_archives.version_id')
-        .whereRef('mirror_archives.version_id', '=', 'node_versions.id')
-        .where('mirror_sources.archives', '!=', 'none')
-        .where('mirror_archives.problem', '=', ''),
-    ),
+    eb.exists(servedMirrorArchives(db).where('mirror_archives.version_id', '=', eb.ref('node_versions.id'))),
   ])
 
 const NODE_COLUMNS = ['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'] as const
@@ -100,7 +95,7 @@ const installableLatest = prepared<{ id: string }, InstallableRow>((db, p) =>
     .where('nodes.normalized_id', '=', p.id)
     .where('nodes.latest_version_status', '=', 'active')
     .where('node_versions.status', '=', 'active')
-    .where(archiveHere)
+    .where(archiveHere(db))
     .selectAll('node_versions')
     .select(NODE_COLUMNS),
 )
@@ -110,7 +105,7 @@ const installableOfNode = prepared<{ id: string }, InstallableRow>((db, p) =>
   db
     .selectFrom('nodes')
     .leftJoin('node_versions', (join) =>
-      join.onRef('node_versions.node_id', '=', 'nodes.id').on('node_versions.status', '=', 'active').on(archiveHere),
+      join.onRef('node_versions.node_id', '=', 'nodes.id').on('node_versions.status', '=', 'active').on(archiveHere(db)),
     )
     .selectAll('node_versions')
     .select(NODE_COLUMNS)
