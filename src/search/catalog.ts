@@ -326,9 +326,9 @@ export class Catalog {
 
   /**
    * Slots of nodes providing a host node named exactly `name` (ignoring case), in list order: a line of their host
-   * node text. Found through the substring index's trigrams, not a Map of every name: 100,000 nodes provide some
-   * 700,000 distinct names, and a Map of their hashes held 28 MB of the heap for a lookup that the trigrams of a
-   * whole line answer in microseconds.
+   * node text. Found through the substring index (its blocks' filters of whole lines), not a Map of every name:
+   * 100,000 nodes provide some 700,000 distinct names, and a Map of their hashes held 28 MB of the heap for a lookup
+   * the filters answer in microseconds.
    */
   hostNodeOwners(name: string): number[] {
     return this.hostNodes.slotsWithLine(name.toLowerCase()).sort((a, b) => this.rank(a) - this.rank(b))
