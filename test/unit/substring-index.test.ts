@@ -164,3 +164,16 @@ test('a rare line reads only the blocks that may hold it, and follows a change',
   index.invalidate(3)
   expect(index.slotsWithLine('ksampleradvancedrare')).toEqual([3])
 })
+
+test('a line is found whatever else its value holds: past Latin-1, or beside wide characters', () => {
+  const values = ['日本語ノード\nloadimage', 'loadimage\ncafé', '🎨 paint\ncafé', 'plain']
+  const index = new SubstringIndex(
+    (slot) => values[slot],
+    () => values.length,
+  )
+  expect(index.slotsWithLine('loadimage')).toEqual([0, 1])
+  expect(index.slotsWithLine('café')).toEqual([1, 2])
+  expect(index.slotsWithLine('日本語ノード')).toEqual([0])
+  expect(index.slotsWithLine('🎨 paint')).toEqual([2])
+  expect(index.slotsWithLine('paint')).toEqual([])
+})
