@@ -102,7 +102,14 @@ export function createNodeJsonCache(
   const publishers = new Map<string, string>()
   let publisherBytes = 0
   const publisherTexts: PublisherTexts = async (ids) => {
-    const missing = ids.filter((id) => !publishers.has(id))
+    // The texts held now: keeping the fresh ones below may clear them before they are handed out.
+    const texts = new Map<string, string>()
+    const missing: string[] = []
+    for (const id of ids) {
+      const text = publishers.get(id)
+      if (text === undefined) missing.push(id)
+      else texts.set(id, text)
+    }
     const started = sequence
     const fresh = new Map((missing.length ? await renderNodePublishers(db, missing) : []).map((p) => [p.id, publisherText(p)]))
     if (allChangedAt <= started) {
@@ -112,15 +119,12 @@ export function createNodeJsonCache(
           publishers.clear()
           publisherBytes = 0
         }
+        if (size > maxBytes / 16) continue // not even alone (with no bytes to keep, none is)
         publishers.set(id, text)
         publisherBytes += size
       }
     }
-    const texts = new Map<string, string>()
-    for (const id of ids) {
-      const text = fresh.get(id) ?? publishers.get(id)
-      if (text !== undefined) texts.set(id, text)
-    }
+    for (const [id, text] of fresh) texts.set(id, text)
     return texts
   }
 
@@ -164,10 +168,17 @@ export function createNodeJsonCache(
     contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
 
     async render(ids, known) {
-      const missing = ids.filter((id) => !cache.has(id))
+      // The entries held now: keeping the missing ones below may evict them before the page is put together.
+      const held = new Map<string, Entry>()
+      const missing: string[] = []
+      for (const id of ids) {
+        const e = cache.get(id)
+        if (e) held.set(id, e)
+        else missing.push(id)
+      }
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
-      if (!missing.length) return ids.map((id) => text(cache.get(id)!))
+      if (!missing.length) return ids.map((id) => text(held.get(id)!))
       const started = known ? Math.min(known.sequence, sequence) : sequence
       const { docs, downloads } = await documentsFor(missing, known?.rows)
       const tails = await documentTails(db, docs, { publicUrl, publishers: publisherTexts })
@@ -176,7 +187,7 @@ export function createNodeJsonCache(
       // Rows read before a change to them landed are answered once but not kept as current.
       for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)
       return ids.flatMap((id) => {
-        const e = fresh.get(id) ?? cache.get(id)
+        const e = fresh.get(id) ?? held.get(id)
         return e ? [text(e)] : []
       })
     },

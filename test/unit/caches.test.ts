@@ -53,6 +53,19 @@ describe('node JSON cache', () => {
     expect(reads.nodes).toBe(before + 1)
   })
 
+  test('a page whose new nodes push its own cached ones out still lists every node', async () => {
+    const { db } = await store(40)
+    const one = (await createNodeJsonCache(db, 'http://x').render(['node-0']))[0]!.length
+    const cache = createNodeJsonCache(db, 'http://x', undefined, one * 10)
+    const ids = Array.from({ length: 40 }, (_, i) => `node-${i}`)
+    const expected = await createNodeJsonCache(db, 'http://x').render(ids)
+    // The oldest cached nodes lead the next page; its new ones fill the cache and evict them while it is read.
+    await cache.render(ids.slice(0, 8))
+    const page = [...ids.slice(0, 8), ...ids.slice(20, 30)]
+    expect(await cache.render(page)).toEqual([...expected.slice(0, 8), ...expected.slice(20, 30)])
+    expect(await cache.render(ids)).toEqual(expected)
+  })
+
   test('a change to one node drops that node only', async () => {
     const { db, reads } = await store(3)
     const cache = createNodeJsonCache(db, 'http://x')
@@ -105,6 +118,20 @@ describe('rendered publishers inside nodes', () => {
     expect(JSON.parse((await cache.render(['b']))[0]!).publisher.name).toBe('Acme Corp')
     expect(reads.publishers).toBe(2)
   })
+})
+
+test('with no bytes to keep, every node still shows its publisher', async () => {
+  db = await openStore(':memory:')
+  await seedNodes(db, [
+    { id: 'a-pack', publisher: 'pub-a' },
+    { id: 'b-pack', publisher: 'pub-b' },
+    { id: 'c-pack', publisher: 'pub-c' },
+  ])
+  await writeDocuments(db, ['a-pack', 'b-pack', 'c-pack'])
+  const cache = createNodeJsonCache(db, 'http://x', undefined, 0)
+  await cache.render(['a-pack']) // its publisher is the one text held
+  const page = (await cache.render(['a-pack', 'b-pack', 'c-pack'])).map((t) => JSON.parse(t) as { publisher?: { id: string } })
+  expect(page.map((n) => n.publisher?.id)).toEqual(['pub-a', 'pub-b', 'pub-c'])
 })
 
 describe('list response cache', () => {
