@@ -13,12 +13,15 @@ export interface Entry {
   downloads: number
   /** updated_at in epoch milliseconds. */
   updated: number
-  repositoryKey: string
+  /**
+   * hash53 of the repository key, and of the lower-cased host node names joined by newlines: enough to tell a change.
+   * The texts themselves are the substring indexes' own.
+   */
+  repositoryHash: number
+  hostHash: number
   /** Ids of the distinct OS and accelerator key strings ('|a|b|'), see PlatformKeys. */
   osId: number
   acceleratorId: number
-  /** Lower-cased host node names joined by newlines. */
-  hostText: string
 }
 
 /**
@@ -138,14 +141,8 @@ export class Catalog {
   private readonly slotById = new Map<string, number>()
   private readonly platforms = new PlatformKeys()
   private readonly facts = new Facts()
-  private readonly repositories = new SubstringIndex(
-    (slot) => this.entries[slot]?.repositoryKey,
-    () => this.entries.length,
-  )
-  private readonly hostNodes = new SubstringIndex(
-    (slot) => this.entries[slot]?.hostText,
-    () => this.entries.length,
-  )
+  private readonly repositories = new SubstringIndex()
+  private readonly hostNodes = new SubstringIndex()
   /**
    * Slots in list order, and each slot's position in it plus one (0: none yet), in a typed array: a keyword query
    * reads the position of each of its matches (96,000 for a short prefix at 100,000 nodes), and from a JS array
@@ -175,7 +172,7 @@ export class Catalog {
     const existing = this.slotOf(doc.id)
     const slot = existing ?? this.entries.length
     const before = existing === undefined ? undefined : this.entries[existing]
-    const hostNames = [...new Set(doc.hostNodes.map((n) => n.toLowerCase()))]
+    const hostText = [...new Set(doc.hostNodes.map((n) => n.toLowerCase()))].join('\n')
     const entry: Entry = {
       slot,
       id: doc.id,
@@ -183,16 +180,16 @@ export class Catalog {
       ranking: doc.searchRanking,
       downloads: doc.downloads,
       updated: Date.parse(doc.updatedAt),
-      repositoryKey: doc.repositoryKey,
+      repositoryHash: hash53(doc.repositoryKey),
+      hostHash: hash53(hostText),
       osId: this.platforms.id(doc.osKeys),
       acceleratorId: this.platforms.id(doc.acceleratorKeys),
-      hostText: hostNames.join('\n'),
     }
     this.entries[slot] = entry
     this.facts.set(slot, entry)
     this.slotById.set(doc.id.toLowerCase(), slot)
-    if (!before || before.repositoryKey !== entry.repositoryKey) this.repositories.invalidate(slot)
-    if (!before || before.hostText !== entry.hostText) this.hostNodes.invalidate(slot)
+    if (!before || before.repositoryHash !== entry.repositoryHash) this.repositories.set(slot, doc.repositoryKey)
+    if (!before || before.hostHash !== entry.hostHash) this.hostNodes.set(slot, hostText)
     if (!before) {
       this.size++
       if (deferOrder) {
@@ -205,10 +202,10 @@ export class Catalog {
     const sameFacts =
       before.banned === entry.banned &&
       before.updated === entry.updated &&
-      before.repositoryKey === entry.repositoryKey &&
+      before.repositoryHash === entry.repositoryHash &&
       before.osId === entry.osId &&
       before.acceleratorId === entry.acceleratorId &&
-      before.hostText === entry.hostText &&
+      before.hostHash === entry.hostHash &&
       popularityBoost(before.downloads) === popularityBoost(entry.downloads)
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
@@ -296,8 +293,8 @@ export class Catalog {
     this.slotById.delete(id.toLowerCase())
     this.entries[slot] = undefined
     this.facts.set(slot, undefined)
-    this.repositories.invalidate(slot)
-    this.hostNodes.invalidate(slot)
+    this.repositories.set(slot, undefined)
+    this.hostNodes.set(slot, undefined)
     // Positions are only kept once the order is sorted (not during a bulk load).
     const at = this.sorted ? this.position[slot]! - 1 : this.order.indexOf(slot)
     this.order.splice(at, 1)

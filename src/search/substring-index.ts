@@ -31,7 +31,8 @@ class Block {
   /** Bits `lineBit(hash of a line, 0..3)` are set for each line of each value in `text`. */
   lines = new Uint32Array(0)
   lineMask = 0
-  stale = true
+  /** Values set since the block was built, by slot (undefined: none); the block is rebuilt before it is read. */
+  pending: Map<number, string | undefined> | undefined
 }
 
 /** A trigram's bit before masking (a multiplicative hash of its three bytes). */
@@ -73,21 +74,23 @@ function holdsLine({ lines, lineMask }: Block, hash: number): boolean {
   return true
 }
 
+/**
+ * The values are the index's own: kept only in the blocks' texts (and, until their block is rebuilt, among its
+ * pending ones), not also as strings beside them (the host node names of 100,000 nodes were 18 MB of strings).
+ */
 export class SubstringIndex {
   private readonly blocks: Block[] = []
   /** Blocks whose text searches have scanned, all told (the trigram filter skips the rest; tests read it). */
   scannedBlocks = 0
+  /** Blocks built, all told (tests read it). */
+  builtBlocks = 0
 
-  /** `value(slot)` is the lower-cased value of a slot (empty or undefined: none); `size()` bounds the slots. */
-  constructor(
-    private readonly value: (slot: number) => string | undefined,
-    private readonly size: () => number,
-  ) {}
-
-  /** The value of `slot` changed (or every value, without a slot). */
-  invalidate(slot?: number): void {
-    if (slot === undefined) for (const b of this.blocks) b.stale = true
-    else if (this.blocks[Math.floor(slot / BLOCK)]) this.blocks[Math.floor(slot / BLOCK)]!.stale = true
+  /** Sets the lower-cased value of `slot` (empty or undefined: none); its block is rebuilt when next read. */
+  set(slot: number, value: string | undefined): void {
+    const at = Math.floor(slot / BLOCK)
+    while (this.blocks.length <= at) this.blocks.push(new Block())
+    const block = this.blocks[at]!
+    ;(block.pending ??= new Map()).set(slot, value)
   }
 
   /**
@@ -95,11 +98,10 @@ export class SubstringIndex {
    * yields, so that the first search does not build them all (100 ms at 100,000 nodes). True when some are left.
    */
   rebuildStale(deadline: number): boolean {
-    const count = this.blockCount()
     let built = false
-    for (let b = 0; b < count; b++) {
+    for (let b = 0; b < this.blocks.length; b++) {
       const block = this.blocks[b]!
-      if (!block.stale) continue
+      if (!block.pending) continue
       if (built && performance.now() >= deadline) return true
       this.rebuild(block, b * BLOCK)
       built = true
@@ -124,10 +126,9 @@ export class SubstringIndex {
   /** Slots whose value holds `bytes`, located by the byte `shift` after the match's start. */
   private find(bytes: Buffer, shift: number, mayHold: (block: Block) => boolean = trigramsOf(bytes)): number[] {
     const found: number[] = []
-    const count = this.blockCount()
-    for (let b = 0; b < count; b++) {
+    for (let b = 0; b < this.blocks.length; b++) {
       const block = this.blocks[b]!
-      if (block.stale) this.rebuild(block, b * BLOCK)
+      if (block.pending) this.rebuild(block, b * BLOCK)
       if (!mayHold(block)) continue
       this.scannedBlocks++
       const { text, starts, slots } = block
@@ -142,20 +143,17 @@ export class SubstringIndex {
     return found
   }
 
-  private blockCount(): number {
-    const count = Math.ceil(this.size() / BLOCK)
-    while (this.blocks.length < count) this.blocks.push(new Block())
-    return count
-  }
-
+  /** The block's text again, from its values as built and those set since. */
   private rebuild(block: Block, first: number) {
+    const pending = block.pending ?? new Map<number, string | undefined>()
     const parts: string[] = []
     const starts: number[] = []
     const slots: number[] = []
     let length = 1 // the newline the text begins with
-    const end = Math.min(first + BLOCK, this.size())
-    for (let slot = first; slot < end; slot++) {
-      const value = this.value(slot)
+    let held = 0 // the next of the values as built
+    for (let slot = first; slot < first + BLOCK; slot++) {
+      while (held < block.slots.length && block.slots[held]! < slot) held++
+      const value = pending.has(slot) ? pending.get(slot) : block.slots[held] === slot ? builtValue(block, held) : undefined
       if (!value) continue
       starts.push(length)
       slots.push(slot)
@@ -167,8 +165,15 @@ export class SubstringIndex {
     block.slots = Int32Array.from(slots)
     indexTrigrams(block)
     indexLines(block, parts)
-    block.stale = false
+    block.pending = undefined
+    this.builtBlocks++
   }
+}
+
+/** The value at index `i` of a block as built (between the newline before it and the one after). */
+function builtValue(block: Block, i: number): string {
+  const end = i + 1 < block.starts.length ? block.starts[i + 1]! - 1 : block.text.length - 1
+  return block.text.toString('utf8', block.starts[i]!, end)
 }
 
 function indexTrigrams(block: Block) {
