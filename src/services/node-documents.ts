@@ -70,12 +70,13 @@ export async function writeDocuments(db: Store, ids: readonly string[]): Promise
 }
 
 /** The text of a rendered publisher as nodes show it. */
-export const publisherText = (p: PublisherJson) => JSON.stringify(p)
+const publisherText = (p: PublisherJson) => JSON.stringify(p)
 
 /** Publishers' texts by id; a cache may stand in for the store. */
 export type PublisherTexts = (ids: readonly string[]) => Promise<Map<string, string>>
 
-const publishersFromStore =
+/** Publishers' texts as nodes show them, read from the store. */
+export const publishersFromStore =
   (db: Store): PublisherTexts =>
   async (ids) =>
     new Map((await renderNodePublishers(db, ids)).map((p) => [p.id, publisherText(p)]))

@@ -10,8 +10,15 @@ import type { Store } from '../store/db'
 import { readDocuments, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import { DOCUMENT_FORMAT, documentsOf, documentTails, makeDocuments, nodeText, publisherText, type PublisherTexts } from './node-documents'
-import { renderNodePublishers } from './views'
+import {
+  DOCUMENT_FORMAT,
+  documentsOf,
+  documentTails,
+  makeDocuments,
+  nodeText,
+  publishersFromStore,
+  type PublisherTexts,
+} from './node-documents'
 
 /** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
 export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
@@ -101,6 +108,7 @@ export function createNodeJsonCache(
    */
   const publishers = new Map<string, string>()
   let publisherBytes = 0
+  const fromStore = publishersFromStore(db)
   const publisherTexts: PublisherTexts = async (ids) => {
     // The texts held now: keeping the fresh ones below may clear them before they are handed out.
     const texts = new Map<string, string>()
@@ -111,7 +119,7 @@ export function createNodeJsonCache(
       else texts.set(id, text)
     }
     const started = sequence
-    const fresh = new Map((missing.length ? await renderNodePublishers(db, missing) : []).map((p) => [p.id, publisherText(p)]))
+    const fresh = missing.length ? await fromStore(missing) : new Map<string, string>()
     if (allChangedAt <= started) {
       for (const [id, text] of fresh) {
         const size = text.length + ENTRY_OVERHEAD
