@@ -46,6 +46,7 @@ export async function copyStore(
   onTable: (table: string, rows: number) => void = () => {},
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
+  const tables = await tablesInOrder(from)
   await to.transaction().execute(async (trx) => {
     const used = await sql<{
       n: number
@@ -54,7 +55,7 @@ export async function copyStore(
       throw new TargetNotEmptyError('the target database already holds a registry: copy only into a new, empty one')
     // The new database's own row gives way to the source's: its instance id and last serial.
     await trx.deleteFrom('registry_instance').execute()
-    for (const table of await tablesInOrder(from)) {
+    for (const table of tables) {
       let copied = 0
       for (let after = -1; ;) {
         const page = (
@@ -79,5 +80,8 @@ export async function copyStore(
       trx,
     )
   })
+  // The planner's statistics now, not when autovacuum comes round (a minute or more): until then it guesses, and at
+  // 10,000 nodes a version list took 17-25 ms on an index of every version's status instead of 0.1 ms on its node's.
+  await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(to)
   return counts
 }
