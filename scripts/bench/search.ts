@@ -14,6 +14,7 @@
  * Run: npm run build && bun scripts/bench/search.ts [--nodes N] [--fresh] [--publishes 1000] [--phases 12345]
  *      [--database postgres://...]
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { copyStore } from '../../src/store/copy'
@@ -134,11 +135,16 @@ async function measure(label: string, serverArgs: string[]) {
   }
   if (phases.includes('5')) {
     // 5. Write burst: publishes with their upload, while one client runs distinct queries.
-    const token = await benchUser(server, dir)
+    const token = benchUser(dir, serverArgs)
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
     const run = Date.now().toString(36) // the store is kept between runs: new names each time
     const publisher = `burst-${run}`
-    await fetch(`${server.url}/publishers`, { method: 'POST', headers, body: JSON.stringify({ id: publisher, name: 'Burst' }) })
+    const made = await fetch(`${server.url}/publishers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id: publisher, name: 'Burst' }),
+    })
+    if (made.status !== 201) throw new Error(`creating the publisher answered ${made.status}: ${await made.text()}`)
     const archive = makeZip(samplePack())
     let published = 0
     async function publishOne(): Promise<void> {
@@ -181,10 +187,13 @@ await measure('SQLite, disk', [])
 if (values.database) await measure('PostgreSQL', [`--database=${values.database}`])
 
 /** A user made by the CLI on the same data directory (the server is running: the CLI writes beside it). */
-async function benchUser(_server: BenchServer, data: string): Promise<string> {
-  const bin = (await Bun.file('dist/registry-mirror').exists()) ? ['dist/registry-mirror'] : [process.execPath, 'src/main.ts']
+/** A new user's token, made in the store the server runs on (its `--database`, else the data directory's). */
+function benchUser(data: string, serverArgs: string[]): string {
+  const bin = existsSync('dist/registry-mirror') ? ['dist/registry-mirror'] : [process.execPath, 'src/main.ts']
   const id = `bench-${Date.now()}`
-  const made = Bun.spawnSync([...bin, 'users', 'create', '--id', id, '--email', `${id}@x`, '--name', 'Bench', '--data', data])
+  const database = serverArgs.find((arg) => arg.startsWith('--database='))
+  const store = database ? [database] : ['--data', data]
+  const made = Bun.spawnSync([...bin, 'users', 'create', '--id', id, '--email', `${id}@x`, '--name', 'Bench', ...store])
   if (made.exitCode !== 0) throw new Error(`users create: ${made.stderr.toString()}`)
   return made.stdout.toString().trim()
 }
