@@ -71,7 +71,14 @@ export function openStoreReader(path: string): Store {
   return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
 }
 
-/** A unique-constraint violation, in SQLite's words or PostgreSQL's code. */
+/**
+ * Planner statistics for tables just filled in bulk, now rather than when autovacuum comes round (a minute or more,
+ * during which PostgreSQL plans from table sizes alone). SQLite plans the store's queries well without; a no-op there.
+ */
+export async function refreshStatistics(db: Store, tables: readonly string[]): Promise<void> {
+  if (dialectOf(db) !== 'postgres' || !tables.length) return
+  await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db)
+}
 
 /** Which SQL the store speaks (a transaction's handle answers like its store's). */
 export const dialectOf = (db: Kysely<any>): Dialect => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite')

@@ -3,7 +3,6 @@
  * an app on the new backends serves the same nodes, archives, tokens and feed, and goes on from there.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { sql } from 'kysely'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { createDiskBlobStore } from '../../src/blobs/disk'
@@ -11,7 +10,7 @@ import { openStore } from '../../src/store/db'
 import { feedPosition } from '../../src/store/changes'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
-import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
+import { describeOnBackends, testS3Settings, testSchema, unanalyzedTables } from '../support/backends'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('copy-store')
@@ -80,13 +79,8 @@ describeOnBackends('copy-store', () => {
     expect(await pg.selectFrom('registry_secrets').select('value').where('name', '=', 'url-signing').execute()).toEqual([
       { value: 'the-old-key' },
     ])
-    // With the planner's statistics (-1 rows until a table is analyzed): no minute of guessed plans on a new copy.
-    const unanalyzed = await sql<{ relname: string }>`
-      select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind = 'r' and c.reltuples < 0 and c.relname in ('nodes', 'node_versions', 'changes')`.execute(
-      pg,
-    )
-    expect(unanalyzed.rows).toEqual([])
+    // With the planner's statistics: no minute of guessed plans on a new copy.
+    expect(await unanalyzedTables(pg, ['nodes', 'node_versions', 'changes'])).toEqual([])
     const moved = await makeTestApp({ store: pg })
     const { createS3BlobStore } = await import('../../src/blobs/s3')
     moved.deps.blobs = createS3BlobStore(settings, createDiskBlobStore(dirs.make()))

@@ -12,7 +12,8 @@ import { createS3BlobStore, type S3Settings } from '../../src/blobs/s3'
 import { join } from 'node:path'
 import type { BlobStore } from '../../src/blobs/blob-store'
 import { newId } from '../../src/domain/ids'
-import { openStore, type Store } from '../../src/store/db'
+import { sql } from 'kysely'
+import { dialectOf, openStore, type Store } from '../../src/store/db'
 
 const env = process.env
 export const TEST_DATABASE = env.REGISTRY_MIRROR_TEST_DATABASE
@@ -134,4 +135,16 @@ export function backendEnv(key: string): Record<string, string> {
   }
   backendEnvs.set(key, env)
   return env
+}
+
+/**
+ * Which of `tables` PostgreSQL has no planner statistics for (never analyzed: -1 rows) in the store's schema;
+ * none on SQLite, which keeps none of its own.
+ */
+export async function unanalyzedTables(db: Store, tables: readonly string[]): Promise<string[]> {
+  if (dialectOf(db) !== 'postgres') return []
+  const rows = await sql<{ relname: string }>`
+    select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind = 'r' and c.reltuples < 0 and c.relname in (${sql.join([...tables])})`.execute(db)
+  return rows.rows.map((r) => r.relname).sort()
 }
