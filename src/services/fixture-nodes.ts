@@ -14,7 +14,7 @@ import {
   versionsOfNodes,
 } from '../store/batch'
 import { nodeFieldsToColumns } from '../store/nodes'
-import type { ArchiveTable, HostNodeTable, NodeTable, NodeVersionTable, VersionRow } from '../store/schema'
+import type { ArchiveTable, HostNodeTable, NodeTable, NodeVersionTable } from '../store/schema'
 import { given, instant, upsert, type FixtureStep } from './fixture-apply'
 import type { FixtureArchive, FixtureArchives } from './fixture-archives'
 import { pickLatest } from './latest'
@@ -27,8 +27,7 @@ async function readExisting(step: FixtureStep, nodes: readonly FixtureNode[], fi
   const normalizedIds = nodes.map((n) => n.id.toLowerCase())
   const byNormalizedId = new Map((await nodesByNormalizedIds(db, normalizedIds)).map((n) => [n.normalized_id, n]))
   const storedNodeIds = [...byNormalizedId.values()].map((n) => n.id)
-  const versions = new Map<string, VersionRow[]>()
-  for (const v of await versionsOfNodes(db, storedNodeIds)) versions.set(v.node_id, [...(versions.get(v.node_id) ?? []), v])
+  const versions = Map.groupBy(await versionsOfNodes(db, storedNodeIds), (v) => v.node_id)
   const named = [...new Set(nodes.map((n) => n.publisher).filter((p) => !fixturePublishers.has(p)))]
   const publishers = new Set([...fixturePublishers, ...(await publishersByIds(db, named)).map((p) => p.id)])
   const explicitIds = nodes.flatMap((n) => (n.versions ?? []).flatMap((v) => (v.id ? [v.id] : [])))

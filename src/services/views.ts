@@ -85,8 +85,11 @@ export async function renderPublishers(db: Store, rows: PublisherRow[], viewer?:
     db,
     rows.map((p) => p.id),
   )
+  // Grouped once: filtering every publisher's members out of the whole list was quadratic (8.4 s, the event loop
+  // held, for 28,000 publishers with an owner each).
+  const byPublisher = Map.groupBy(members, (m) => m.publisher_id)
   return rows.map((p) => {
-    const own = members.filter((m) => m.publisher_id === p.id)
+    const own = byPublisher.get(p.id) ?? []
     const withEmail = viewer !== undefined && (viewer.is_admin === 1 || own.some((m) => m.user_id === viewer.id))
     return publisherJson(
       p,
