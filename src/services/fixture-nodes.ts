@@ -39,8 +39,11 @@ async function readExisting(step: FixtureStep, nodes: readonly FixtureNode[], fi
     return row ? [row.id] : []
   })
   const hostNodes = new Map<string, string[]>()
-  for (const h of await hostNodesOfVersions(db, versionIdsWithHostNodes))
-    hostNodes.set(h.version_id, [...(hostNodes.get(h.version_id) ?? []), h.name])
+  for (const h of await hostNodesOfVersions(db, versionIdsWithHostNodes)) {
+    const names = hostNodes.get(h.version_id)
+    if (names) names.push(h.name)
+    else hostNodes.set(h.version_id, [h.name])
+  }
   return { byNormalizedId, versions, publishers, takenIds, hostNodes }
 }
 
