@@ -3,11 +3,12 @@ import { UUID_PATTERN } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
-import { findNode } from '../store/nodes'
+import { findNode, findNodes } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import {
   availableArchiveIds,
   findVersion,
+  findVersions,
   findVersionById,
   findInstallableNode,
   listHostNodes,
@@ -183,19 +184,58 @@ export type BulkResult = {
   error_message?: string
 }
 
+/**
+ * Every item of a bulk lookup in a few statements (the nodes, their versions, which have an archive), answered as
+ * getNodeVersion would answer it alone: 500 items one by one held the event loop 80-130 ms at 100,000 nodes.
+ */
 export async function bulkVersions(deps: Deps, items: { node_id: string; version: string }[]): Promise<BulkResult[]> {
-  return Promise.all(
-    items.map(async (identifier): Promise<BulkResult> => {
-      try {
-        return { identifier, status: 'success', node_version: await getNodeVersion(deps, identifier.node_id, identifier.version) }
-      } catch (err) {
-        // Only our own errors explain themselves; anything else is a fault, logged and never shown.
-        if (!(err instanceof AppError)) {
-          deps.log.error('bulk.lookup_failed', { node: identifier.node_id, error: (err as Error).message })
-          return { identifier, status: 'error', error_message: 'lookup failed' }
-        }
-        return { identifier, status: err.status === 404 ? 'not_found' : 'error', error_message: err.message }
-      }
-    }),
+  let found: { nodes: Map<string, NodeRow>; versions: Map<string, VersionRow>; withArchive: Set<string> }
+  try {
+    found = await lookUpBulk(deps, items)
+  } catch (err) {
+    return items.map((identifier) => failedItem(deps, identifier, err))
+  }
+  return items.map((identifier): BulkResult => {
+    try {
+      const node = found.nodes.get(identifier.node_id.toLowerCase())
+      if (!node || node.status === 'deleted') throw notFound(`node "${identifier.node_id}" not found`)
+      if (node.status === 'banned') throw nodeBanned()
+      const row = found.versions.get(versionKey(node.id, normalizeSemver(identifier.version) ?? identifier.version))
+      if (!row || row.status === 'deleted') throw notFound(`version ${identifier.version} of node "${node.id}" not found`)
+      const hasArchive = found.withArchive.has(row.id)
+      return { identifier, status: 'success', node_version: versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive }) }
+    } catch (err) {
+      return failedItem(deps, identifier, err)
+    }
+  })
+}
+
+/** Only our own errors explain themselves; anything else is a fault, logged and never shown. */
+function failedItem(deps: Deps, identifier: BulkResult['identifier'], err: unknown): BulkResult {
+  if (err instanceof AppError) return { identifier, status: err.status === 404 ? 'not_found' : 'error', error_message: err.message }
+  deps.log.error('bulk.lookup_failed', { node: identifier.node_id, error: (err as Error).message })
+  return { identifier, status: 'error', error_message: 'lookup failed' }
+}
+
+const versionKey = (nodeId: string, version: string) => `${nodeId}\n${version}`
+
+async function lookUpBulk(deps: Deps, items: { node_id: string; version: string }[]) {
+  const nodes = await findNodes(
+    deps.db,
+    items.map((i) => i.node_id),
   )
+  const pairs = new Map<string, { nodeId: string; version: string }>()
+  for (const item of items) {
+    const node = nodes.get(item.node_id.toLowerCase())
+    if (!node || node.status !== 'active') continue
+    const version = normalizeSemver(item.version) ?? item.version
+    pairs.set(versionKey(node.id, version), { nodeId: node.id, version })
+  }
+  const rows = await findVersions(deps.db, [...pairs.values()])
+  const versions = new Map(rows.map((row) => [versionKey(row.node_id, row.version), row]))
+  const withArchive = await availableArchiveIds(
+    deps.db,
+    rows.map((row) => row.id),
+  )
+  return { nodes, versions, withArchive }
 }

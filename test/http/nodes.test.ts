@@ -130,6 +130,54 @@ describe('POST /bulk/nodes/versions', () => {
     expect(noNode.status).toBe('not_found')
     expect((await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: 'x' } })).status).toBe(400)
   })
+
+  test('reads all items in a few statements, each answered as alone; a store fault is "lookup failed" for each', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    for (const node of ['pack', 'other', 'banned-pack']) await publishActive(t, { pat, node, version: '1.0.0' })
+    await commitWrite(t.deps, async (w) => {
+      await w.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'banned-pack').execute()
+      w.node('banned-pack')
+    })
+    const items = [
+      { node_id: 'PACK', version: 'v1.0.0' },
+      { node_id: 'other', version: '1.0' },
+      { node_id: 'banned-pack', version: '1.0.0' },
+      { node_id: 'pack', version: '2.0.0' },
+      { node_id: 'ghost', version: '1.0.0' },
+      ...Array.from({ length: 40 }, (_, i) => ({ node_id: i % 2 ? 'pack' : 'other', version: `1.0.${i % 3}` })),
+    ]
+    const alone = await Promise.all(items.map((item) => t.call('GET', `/nodes/${item.node_id}/versions/${item.version}`)))
+    let versionReads = 0
+    const db = t.deps.db
+    t.deps.db = db.withPlugin({
+      transformQuery: (args) => (JSON.stringify(args.node).includes('"node_versions"') && versionReads++, args.node),
+      transformResult: async (args) => args.result,
+    })
+    const { node_versions: answers } = (await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: items } })).body
+    expect(versionReads).toBeLessThanOrEqual(2)
+    expect(answers.map((a: any) => a.status)).toEqual(
+      alone.map((r) => (r.status === 200 ? 'success' : r.status === 404 ? 'not_found' : 'error')),
+    )
+    answers.forEach((a: any, i: number) => {
+      expect(a.identifier).toEqual(items[i])
+      if (a.status === 'success') expect(a.node_version).toEqual(alone[i]!.body)
+      else expect(a.error_message).toBe(alone[i]!.body.message)
+    })
+    expect(answers.slice(0, 5).map((a: any) => a.status)).toEqual(['success', 'success', 'error', 'not_found', 'not_found'])
+
+    t.deps.db = db.withPlugin({
+      transformQuery(args) {
+        if (JSON.stringify(args.node).includes('"node_versions"')) throw new Error('disk I/O error at /secret/path')
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const failed = (await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: items.slice(0, 3) } })).body
+    expect(failed.node_versions.map((a: any) => [a.status, a.error_message])).toEqual(Array(3).fill(['error', 'lookup failed']))
+    expect(JSON.stringify(failed)).not.toContain('secret')
+    expect(t.logs.some((line) => line.includes('bulk.lookup_failed'))).toBe(true)
+    t.deps.db = db
+  })
 })
 
 describe('POST /nodes/{id}/reviews', () => {
