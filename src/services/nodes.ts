@@ -3,12 +3,12 @@ import { UUID_PATTERN } from '../domain/ids'
 import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
-import { findNode, findNodes } from '../store/nodes'
+import { nodesByNormalizedIds, versionsByKeys } from '../store/batch'
+import { findNode } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import {
   availableArchiveIds,
   findVersion,
-  findVersions,
   findVersionById,
   findInstallableNode,
   listHostNodes,
@@ -220,10 +220,8 @@ function failedItem(deps: Deps, identifier: BulkResult['identifier'], err: unkno
 const versionKey = (nodeId: string, version: string) => `${nodeId}\n${version}`
 
 async function lookUpBulk(deps: Deps, items: { node_id: string; version: string }[]) {
-  const nodes = await findNodes(
-    deps.db,
-    items.map((i) => i.node_id),
-  )
+  const normalizedIds = [...new Set(items.map((i) => i.node_id.toLowerCase()))]
+  const nodes = new Map((await nodesByNormalizedIds(deps.db, normalizedIds)).map((node) => [node.normalized_id, node]))
   const pairs = new Map<string, { nodeId: string; version: string }>()
   for (const item of items) {
     const node = nodes.get(item.node_id.toLowerCase())
@@ -231,7 +229,7 @@ async function lookUpBulk(deps: Deps, items: { node_id: string; version: string 
     const version = normalizeSemver(item.version) ?? item.version
     pairs.set(versionKey(node.id, version), { nodeId: node.id, version })
   }
-  const rows = await findVersions(deps.db, [...pairs.values()])
+  const rows = await versionsByKeys(deps.db, [...pairs.values()])
   const versions = new Map(rows.map((row) => [versionKey(row.node_id, row.version), row]))
   const withArchive = await availableArchiveIds(
     deps.db,

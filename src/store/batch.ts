@@ -7,9 +7,9 @@ import type { DB } from './schema'
 const KEYS_PER_QUERY = 500
 const VALUES_PER_STATEMENT = 30_000
 
-async function inChunks<K, R>(keys: readonly K[], read: (chunk: K[]) => Promise<R[]>): Promise<R[]> {
+async function inChunks<K, R>(keys: readonly K[], read: (chunk: K[]) => Promise<R[]>, size = KEYS_PER_QUERY): Promise<R[]> {
   const out: R[] = []
-  for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) out.push(...(await read(keys.slice(i, i + KEYS_PER_QUERY))))
+  for (let i = 0; i < keys.length; i += size) out.push(...(await read(keys.slice(i, i + size))))
   return out
 }
 
@@ -78,6 +78,22 @@ export const nodesByNormalizedIds = (db: Store, normalizedIds: readonly string[]
 
 export const versionsOfNodes = (db: Store, nodeIds: readonly string[]) =>
   inChunks(nodeIds, (chunk) => db.selectFrom('node_versions').selectAll().where('node_id', 'in', chunk).execute())
+
+/**
+ * Versions by their key (node_id, version): each pair a lookup in the unique index, 100 pairs to a statement (an `or`
+ * of them: SQLite scans the table for a row-value `in` list, and limits an expression's depth to 1,000).
+ */
+export const versionsByKeys = (db: Store, keys: readonly { nodeId: string; version: string }[]) =>
+  inChunks(
+    keys,
+    (chunk) =>
+      db
+        .selectFrom('node_versions')
+        .selectAll()
+        .where((eb) => eb.or(chunk.map((k) => eb.and([eb('node_id', '=', k.nodeId), eb('version', '=', k.version)]))))
+        .execute(),
+    100,
+  )
 
 export const versionIdsTaken = (db: Store, ids: readonly string[]) =>
   inChunks(ids, (chunk) => db.selectFrom('node_versions').select(['id', 'node_id', 'version']).where('id', 'in', chunk).execute())

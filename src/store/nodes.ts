@@ -64,16 +64,6 @@ export async function findNode(db: Store, id: string): Promise<NodeRow | undefin
   return (await nodeByNormalizedId(db, { id: id.toLowerCase() }))[0]
 }
 
-const nodesByNormalizedIds = preparedList<{}, NodeRow>((db, _p, ids) =>
-  db.selectFrom('nodes').selectAll().where('normalized_id', 'in', ids),
-)
-
-/** Nodes by ids in any case, keyed by the lower-cased id (as findNode, for many at once). */
-export async function findNodes(db: Store, ids: readonly string[]): Promise<Map<string, NodeRow>> {
-  const rows = await nodesByNormalizedIds(db, {}, [...new Set(ids.map((id) => id.toLowerCase()))])
-  return new Map(rows.map((row) => [row.normalized_id, row]))
-}
-
 const nodesByIds = preparedList<{}, NodeRow>((db, _p, ids) => db.selectFrom('nodes').selectAll().where('id', 'in', ids))
 
 export function listNodesByIds(db: Store, ids: readonly string[]): Promise<NodeRow[]> {

@@ -16,22 +16,6 @@ export function findVersion(db: Store, nodeId: string, version: string): Promise
   return db.selectFrom('node_versions').selectAll().where('node_id', '=', nodeId).where('version', '=', version).executeTakeFirst()
 }
 
-/** Versions per key of node_id and version, a statement per 100 (each pair a lookup in the unique index). */
-export async function findVersions(db: Store, pairs: readonly { nodeId: string; version: string }[]): Promise<VersionRow[]> {
-  const rows: VersionRow[] = []
-  for (let i = 0; i < pairs.length; i += 100) {
-    const part = pairs.slice(i, i + 100)
-    rows.push(
-      ...(await db
-        .selectFrom('node_versions')
-        .selectAll()
-        .where((eb) => eb.or(part.map((p) => eb.and([eb('node_id', '=', p.nodeId), eb('version', '=', p.version)]))))
-        .execute()),
-    )
-  }
-  return rows
-}
-
 const versionsOfNode = prepared<{ nodeId: string }, VersionRow>((db, p) =>
   db.selectFrom('node_versions').selectAll().where('node_id', '=', p.nodeId),
 )
