@@ -169,6 +169,8 @@ CREATE TABLE node_versions (
   UNIQUE (node_id, version)
 );
 CREATE INDEX node_versions_status_created ON node_versions(status, created_at DESC, id);
+-- GET /versions across nodes, newest first: a page walks this index (status and node beside each, no table row read)
+CREATE INDEX node_versions_created ON node_versions(created_at DESC, id, status, node_id);
 
 -- One uploaded archive per version; the bytes live in the blob store under their SHA-256.
 CREATE TABLE archives (

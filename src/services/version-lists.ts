@@ -1,6 +1,8 @@
 /** GET /versions: versions across nodes, newest first, paged (the web front end's admin screens list uploads to review with it). */
 import type { VersionJson } from '../domain/wire'
 import { badRequest, nodeBanned } from '../errors'
+import { feedPosition } from '../store/changes'
+import type { Store } from '../store/db'
 import { findNode } from '../store/nodes'
 import type { VersionStatus } from '../store/schema'
 import { listArchives, pageVersions } from '../store/versions'
@@ -10,6 +12,29 @@ import { DEFAULT_VERSION_STATUSES } from './nodes'
 import { versionJson } from './views'
 
 export const MAX_VERSION_PAGE_SIZE = 100
+
+/**
+ * How deep versions across nodes are paged: a page reads its offset in index entries, and this bounds it to about
+ * 100 ms at a million versions (as search engines bound their result windows). One node's versions are not bounded.
+ */
+export const MAX_VERSIONS_ACROSS_NODES = 100_000
+
+/**
+ * The count of versions across nodes per question (statuses, banned nodes shown), kept until the store's next change:
+ * counting a million index entries took 85 ms, for every page. The feed's serial moves with every write.
+ */
+const totals = new WeakMap<Store, Map<string, { serial: number; total: number }>>()
+
+async function totalAcrossNodes(db: Store, key: string, count: () => Promise<number>): Promise<number> {
+  const { lastSerial } = await feedPosition(db)
+  let known = totals.get(db)
+  if (!known) totals.set(db, (known = new Map()))
+  const hit = known.get(key)
+  if (hit?.serial === lastSerial) return hit.total
+  const total = await count()
+  known.set(key, { serial: lastSerial, total })
+  return total
+}
 
 export interface VersionPage {
   versions: VersionJson[]
@@ -29,13 +54,22 @@ export async function listVersionsPage(
     throw badRequest(`Invalid pageSize: ${q.pageSize}. The maximum allowed is ${MAX_VERSION_PAGE_SIZE}.`)
   const isAdmin = actor.user?.status === 'active' && actor.user.is_admin === 1
   if (q.nodeId !== undefined && !isAdmin && (await findNode(deps.db, q.nodeId))?.status === 'banned') throw nodeBanned()
-  const { rows, total } = await pageVersions(deps.db, {
+  const offset = (q.page - 1) * q.pageSize
+  if (q.nodeId === undefined && offset >= MAX_VERSIONS_ACROSS_NODES)
+    throw badRequest(
+      `page ${q.page} is too deep: versions across nodes are listed to the first ${MAX_VERSIONS_ACROSS_NODES.toLocaleString('en')}; ` +
+        'ask for the versions of one node (nodeId) or of fewer statuses',
+    )
+  const statuses = q.statuses ?? DEFAULT_VERSION_STATUSES
+  const { rows, count } = await pageVersions(deps.db, {
     nodeId: q.nodeId,
-    statuses: q.statuses ?? DEFAULT_VERSION_STATUSES,
+    statuses,
     includeBannedNodes: isAdmin,
-    offset: (q.page - 1) * q.pageSize,
+    offset,
     limit: q.pageSize,
   })
+  const total =
+    q.nodeId === undefined ? await totalAcrossNodes(deps.db, `${isAdmin}:${[...new Set(statuses)].sort()}`, count) : await count()
   const archived = new Set(
     (
       await listArchives(

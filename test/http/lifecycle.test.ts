@@ -274,6 +274,43 @@ describe('GET /versions', () => {
     expect(pending.body.versions.map((v: any) => v.node_id)).toEqual(['two'])
   })
 
+  test('every page is the same page of one sort of all versions; the total follows each write; depth is bounded', async () => {
+    // Versions in three statuses, most of them at the same instant (ties fall to the id), of four nodes.
+    for (const [i, node] of ['a', 'b', 'c', 'd'].entries()) {
+      await publishActive(t, { pat, node, version: '1.0.0' })
+      await publish(t, { pat, node, version: '1.1.0' }) // pending
+      if (i % 2) t.clock.now = new Date(t.clock.now.getTime() + 1000)
+    }
+    const ada = await addUser(t, 'ada', { admin: true })
+    await t.call('POST', '/publishers/acme/nodes/d/ban', { token: ada })
+    const expected = (await t.deps.db.selectFrom('node_versions').select(['id', 'node_id', 'status', 'created_at']).execute())
+      .filter((v) => v.node_id !== 'd' && ['active', 'pending', 'flagged'].includes(v.status))
+      .sort((x, y) => (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : x.id < y.id ? -1 : 1))
+      .map((v) => v.id)
+    const paged: string[] = []
+    for (let page = 1; page <= 4; page++) {
+      const res = await t.call('GET', `/versions?pageSize=2&page=${page}`)
+      expect(res.body).toMatchObject({ total: expected.length, totalPages: 3 })
+      paged.push(...res.body.versions.map((v: any) => v.id))
+    }
+    expect(paged).toEqual(expected)
+
+    // The total is kept between requests, and every write moves it.
+    await publish(t, { pat, node: 'e', version: '1.0.0' })
+    expect((await t.call('GET', '/versions')).body.total).toBe(expected.length + 1)
+    await t.call('POST', '/publishers/acme/nodes/d/unban', { token: ada })
+    expect((await t.call('GET', '/versions')).body.total).toBe(expected.length + 3)
+
+    // Across nodes, pages start within the first 100,000 versions; one node's versions at any depth.
+    expect((await t.call('GET', '/versions?pageSize=1&page=100000')).body).toMatchObject({ versions: [], total: expected.length + 3 })
+    expect(await t.call('GET', '/versions?pageSize=1&page=100001')).toMatchObject({
+      status: 400,
+      body: { error: 'bad_request', message: expect.stringContaining('versions across nodes are listed to the first 100,000') },
+    })
+    expect((await t.call('GET', '/versions?pageSize=100&page=1001')).status).toBe(400)
+    expect((await t.call('GET', '/versions?nodeId=a&pageSize=100&page=5000')).body).toMatchObject({ versions: [], total: 2 })
+  })
+
   test('pageSize above 100 is 400 with the upstream message', async () => {
     expect(await t.call('GET', '/versions?pageSize=101')).toMatchObject({
       status: 400,

@@ -9,6 +9,7 @@ import * as sharedState from './007-shared-state'
 import * as mirrorOriginColumns from './008-mirror-origin-columns'
 import * as nodeDocuments from './009-node-documents'
 import * as nodeDocumentsTable from './010-node-documents-table'
+import * as versionsNewestFirst from './011-versions-newest-first'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'mirror origins on the entity rows', up: mirrorOriginColumns.up },
   { version: 9, name: 'rendered node documents', up: nodeDocuments.up },
   { version: 10, name: 'node documents in a table of their own', up: nodeDocumentsTable.up },
+  { version: 11, name: 'versions newest first across nodes', up: versionsNewestFirst.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
