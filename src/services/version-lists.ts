@@ -58,7 +58,7 @@ export async function listVersionsPage(
   if (q.nodeId === undefined && offset >= MAX_VERSIONS_ACROSS_NODES)
     throw badRequest(
       `page ${q.page} is too deep: versions across nodes are listed to the first ${MAX_VERSIONS_ACROSS_NODES.toLocaleString('en')}; ` +
-        'ask for the versions of one node (nodeId) or of fewer statuses',
+        'ask for the versions of one node (nodeId) to go further',
     )
   const statuses = q.statuses ?? DEFAULT_VERSION_STATUSES
   const { rows, count } = await pageVersions(deps.db, {
