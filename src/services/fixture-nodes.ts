@@ -38,12 +38,8 @@ async function readExisting(step: FixtureStep, nodes: readonly FixtureNode[], fi
     const row = node && versions.get(node.id)?.find((r) => r.version === normalizeSemver(v.version))
     return row ? [row.id] : []
   })
-  const hostNodes = new Map<string, string[]>()
-  for (const h of await hostNodesOfVersions(db, versionIdsWithHostNodes)) {
-    const names = hostNodes.get(h.version_id)
-    if (names) names.push(h.name)
-    else hostNodes.set(h.version_id, [h.name])
-  }
+  const byVersion = Map.groupBy(await hostNodesOfVersions(db, versionIdsWithHostNodes), (h) => h.version_id)
+  const hostNodes = new Map([...byVersion].map(([id, rows]) => [id, rows.map((h) => h.name)]))
   return { byNormalizedId, versions, publishers, takenIds, hostNodes }
 }
 

@@ -24,14 +24,23 @@ import { renderVersions, versionJson } from './views'
 
 /** A node that is neither unknown nor deleted; banned ones are refused with the upstream's 403. */
 export async function requireNode(deps: Deps, id: string, opts: { allowBanned?: boolean } = {}): Promise<NodeRow> {
-  const node = await findNode(deps.db, id)
+  return shownNode(await findNode(deps.db, id), id, opts)
+}
+
+function shownNode(node: NodeRow | undefined, id: string, opts: { allowBanned?: boolean } = {}): NodeRow {
   if (!node || node.status === 'deleted') throw notFound(`node "${id}" not found`)
   if (node.status === 'banned' && !opts.allowBanned) throw nodeBanned()
   return node
 }
 
+/** The version as stored: a semantic version normalized (`v1.0` is 1.0.0), anything else as asked. */
+const storedVersion = (version: string) => normalizeSemver(version) ?? version
+
 async function requireVersion(deps: Deps, node: NodeRow, version: string): Promise<VersionRow> {
-  const row = await findVersion(deps.db, node.id, normalizeSemver(version) ?? version)
+  return shownVersion(await findVersion(deps.db, node.id, storedVersion(version)), node, version)
+}
+
+function shownVersion(row: VersionRow | undefined, node: NodeRow, version: string): VersionRow {
   if (!row || row.status === 'deleted') throw notFound(`version ${version} of node "${node.id}" not found`)
   return row
 }
@@ -197,11 +206,8 @@ export async function bulkVersions(deps: Deps, items: { node_id: string; version
   }
   return items.map((identifier): BulkResult => {
     try {
-      const node = found.nodes.get(identifier.node_id.toLowerCase())
-      if (!node || node.status === 'deleted') throw notFound(`node "${identifier.node_id}" not found`)
-      if (node.status === 'banned') throw nodeBanned()
-      const row = found.versions.get(versionKey(node.id, normalizeSemver(identifier.version) ?? identifier.version))
-      if (!row || row.status === 'deleted') throw notFound(`version ${identifier.version} of node "${node.id}" not found`)
+      const node = shownNode(found.nodes.get(identifier.node_id.toLowerCase()), identifier.node_id)
+      const row = shownVersion(found.versions.get(versionKey(node.id, storedVersion(identifier.version))), node, identifier.version)
       const hasArchive = found.withArchive.has(row.id)
       return { identifier, status: 'success', node_version: versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive }) }
     } catch (err) {
@@ -226,7 +232,7 @@ async function lookUpBulk(deps: Deps, items: { node_id: string; version: string 
   for (const item of items) {
     const node = nodes.get(item.node_id.toLowerCase())
     if (!node || node.status !== 'active') continue
-    const version = normalizeSemver(item.version) ?? item.version
+    const version = storedVersion(item.version)
     pairs.set(versionKey(node.id, version), { nodeId: node.id, version })
   }
   const rows = await versionsByKeys(deps.db, [...pairs.values()])
