@@ -119,7 +119,7 @@ CREATE TABLE nodes (
   mirror_owner                      TEXT NOT NULL DEFAULT '',
   mirror_checked_at                 TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX nodes_publisher ON nodes(publisher_id);
+CREATE INDEX nodes_publisher ON nodes(publisher_id, id, status);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
 CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
 CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';

@@ -10,6 +10,7 @@ import * as mirrorOriginColumns from './008-mirror-origin-columns'
 import * as nodeDocuments from './009-node-documents'
 import * as nodeDocumentsTable from './010-node-documents-table'
 import * as versionsNewestFirst from './011-versions-newest-first'
+import * as publisherNodesInIdOrder from './012-publisher-nodes-in-id-order'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'rendered node documents', up: nodeDocuments.up },
   { version: 10, name: 'node documents in a table of their own', up: nodeDocumentsTable.up },
   { version: 11, name: 'versions newest first across nodes', up: versionsNewestFirst.up },
+  { version: 12, name: "a publisher's nodes in id order", up: publisherNodesInIdOrder.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
