@@ -80,8 +80,9 @@ export function loadSearchDocs(db: Store, ids: readonly string[]): Promise<Searc
   return ids.length ? docs(docQuery(db).where('nodes.id', 'in', ids)) : Promise.resolve([])
 }
 
-export function loadSearchDocsOfPublishers(db: Store, publisherIds: readonly string[]): Promise<SearchDoc[]> {
-  return publisherIds.length ? docs(docQuery(db).where('nodes.publisher_id', 'in', publisherIds)) : Promise.resolve([])
+/** One page of a publisher's documents in id order, after `afterId` ('' for the first): along nodes_publisher. */
+export function loadSearchDocsOfPublisher(db: Store, publisherId: string, afterId: string, limit: number): Promise<SearchDoc[]> {
+  return docs(docQuery(db).where('nodes.publisher_id', '=', publisherId).where('nodes.id', '>', afterId).orderBy('nodes.id').limit(limit))
 }
 
 /**
