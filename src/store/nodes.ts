@@ -1,9 +1,10 @@
 /** Nodes: lookups, the columns a publish writes, counters. */
 import { platformKeys, repositoryKey } from '../domain/platform'
+import { breathe } from './bulk'
 import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
-import type { Updateable } from 'kysely'
-import type { NodeRow, NodeTable, VersionRow } from './schema'
+import type { SelectQueryBuilder, Updateable } from 'kysely'
+import type { DB, NodeRow, NodeTable, VersionRow } from './schema'
 
 /** Node metadata a publisher may set; absent fields are left as they are. */
 export interface NodeFields {
@@ -206,28 +207,57 @@ export async function setNodeStatus(
 }
 
 /** Bans the publisher's active nodes, marking them as banned with it; returns their ids. */
-export async function banNodesWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
-  const rows = await db
-    .updateTable('nodes')
-    .set({ status: 'banned', banned_with_publisher: 1, updated_at: now })
-    .where('publisher_id', '=', publisherId)
-    .where('status', '=', 'active')
-    .returning('id')
-    .execute()
-  return rows.map((r) => r.id).sort()
+export function banNodesWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
+  const nodes = db.selectFrom('nodes').where('publisher_id', '=', publisherId).where('status', '=', 'active')
+  return updateInSteps(db, nodes, (ids) =>
+    db
+      .updateTable('nodes')
+      .set({ status: 'banned', banned_with_publisher: 1, updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'active')
+      .returning('id')
+      .execute(),
+  )
 }
 
 /** Makes active again exactly the nodes its publisher's ban made banned; returns their ids. */
-export async function restoreNodesBannedWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
-  const rows = await db
-    .updateTable('nodes')
-    .set({ status: 'active', banned_with_publisher: 0, updated_at: now })
+export function restoreNodesBannedWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
+  const nodes = db
+    .selectFrom('nodes')
     .where('publisher_id', '=', publisherId)
     .where('status', '=', 'banned')
     .where('banned_with_publisher', '=', 1)
-    .returning('id')
-    .execute()
-  return rows.map((r) => r.id).sort()
+  return updateInSteps(db, nodes, (ids) =>
+    db
+      .updateTable('nodes')
+      .set({ status: 'active', banned_with_publisher: 0, updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'banned')
+      .where('banned_with_publisher', '=', 1)
+      .returning('id')
+      .execute(),
+  )
+}
+
+/** Nodes a publisher's ban changes in one statement: its 20,000 nodes in one held the event loop 0.5-0.6 s. */
+const NODES_PER_STEP = 500
+
+/**
+ * Updates the nodes `selected` picks, a step of NODES_PER_STEP ids at a time (each update states the condition
+ * again), breathing between steps; their ids, in id order.
+ */
+async function updateInSteps(
+  db: Store,
+  selected: SelectQueryBuilder<DB, 'nodes', object>,
+  update: (ids: string[]) => Promise<{ id: string }[]>,
+): Promise<string[]> {
+  const ids = (await selected.select('id').orderBy('id').execute()).map((r) => r.id)
+  const changed: string[] = []
+  for (let i = 0; i < ids.length; i += NODES_PER_STEP) {
+    await breathe()
+    for (const row of await update(ids.slice(i, i + NODES_PER_STEP))) changed.push(row.id)
+  }
+  return changed.sort()
 }
 
 /**

@@ -1,6 +1,8 @@
 /** Moderation by admins: node and publisher bans with their effects everywhere, version statuses, and the audit log. */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
+import { fillMissingDocuments } from '../../src/services/document-fill'
+import { seedNodes } from '../support/seed'
 
 let t: TestApp
 let alice: string
@@ -128,6 +130,28 @@ describe('publisher ban and unban', () => {
     expect((await publish(t, { pat, node: 'kept', version: '1.0.0' })).status).toBe(201)
     const row = await t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', 'publisher.unban').executeTakeFirstOrThrow()
     expect(JSON.parse(row.after_json!)).toEqual({ status: 'active', nodes: ['kept'] })
+  })
+
+  test('a publisher of more nodes than one step changes (500) is banned and restored whole, its own bans kept', async () => {
+    const count = 1_201
+    const all = Array.from({ length: count }, (_, i) => `pack-${String(i).padStart(4, '0')}`)
+    await seedNodes(t.deps.db, [...all.map((id) => ({ id })), { id: 'own', status: 'banned' as const }])
+    await fillMissingDocuments(t.deps.db)
+    await t.deps.search.nodesChanged([...all, 'own'])
+    expect((await post('/publishers/acme/ban')).status).toBe(204)
+    const statuses = async () => Object.groupBy(await t.deps.db.selectFrom('nodes').select(['id', 'status']).execute(), (r) => r.status)
+    expect((await statuses()).banned?.length).toBe(count + 1)
+    const ban = await t.deps.db.selectFrom('audit_log').selectAll().where('action', '=', 'publisher.ban').executeTakeFirstOrThrow()
+    expect(JSON.parse(ban.after_json!).nodes).toEqual(all)
+    expect((await t.call('GET', '/nodes/search?limit=1')).body.total).toBe(0)
+    // Documents are written a step at a time too: the last node's shows the ban.
+    const last = await t.call('GET', `/nodes/search?include_banned=true&search=${all.at(-1)}&limit=1`)
+    expect(last.body.nodes[0]).toMatchObject({ id: all.at(-1), status: 'NodeStatusBanned' })
+    expect((await post('/publishers/acme/unban')).status).toBe(204)
+    const after = await statuses()
+    expect(after.active?.length).toBe(count)
+    expect(after.banned?.map((r) => r.id)).toEqual(['own'])
+    expect((await t.call('GET', '/nodes/search?limit=1')).body.total).toBe(count)
   })
 
   test('403 for anyone but an admin; 404 for an unknown publisher; a second ban changes nothing', async () => {
