@@ -3,9 +3,10 @@ import type { Log } from '../log'
 import { oldestFirst } from '../oldest-first'
 import type { Store } from '../store/db'
 import { listPublishersByIds } from '../store/publishers'
-import { countIndexableNodes, loadSearchDocBatch, loadSearchDocs, loadSearchDocsOfPublisher, type SearchDoc } from '../store/search-docs'
+import { countIndexableNodes, loadSearchDocBatch, loadSearchDocs, type SearchDoc } from '../store/search-docs'
 import { Catalog, hash53, type Plan, popularityBoost } from './catalog'
 import { KeywordIndex, textKey } from './keyword'
+import { PublisherNames } from './publisher-names'
 import { byScore, inOrder, type Matches } from './matches'
 import type { NodeQuery } from '../domain/node-query'
 import type { NodeSearch } from './node-search'
@@ -46,7 +47,7 @@ export type Fallback = NodeSearch & { prepare?(): void; close?(): void }
 /** Nodes from which a warm-up takes long enough (about a second) that the fallback is made ready before it is asked. */
 const LONG_WARM_UP_NODES = 10_000
 
-/** A timer, not setImmediate: Bun polls for I/O before timers run, so waiting requests get in at every step. */
+/** A timer, not setImmediate: more of the waiting I/O gets in at each step (store/bulk.ts's breathe() favours the work). */
 const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOptions = {}): IndexedSearch {
@@ -66,8 +67,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   /** Change sequence numbers, so a batch read before a change never overwrites what the change applied. */
   let sequence = 0
   const changedAt = new Map<string, number>()
-  /** The name each publisher has in the documents held: the one thing of a publisher that the index holds. */
-  const publisherNames = new Map<string, string>()
+  const publisherNames = new PublisherNames()
   let ready = false
   let closed = false
   /** Changes committed before the warm-up starts need no work here: the warm-up reads them from the store. */
@@ -80,11 +80,12 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       if (doc.status === 'deleted') {
         const slot = catalog.remove(doc.id)
         if (slot !== undefined) keyword.remove(slot)
+        if (slot !== undefined) publisherNames.hold(slot, undefined)
         changed ||= slot !== undefined
         continue
       }
-      publisherNames.set(doc.publisherId, doc.publisherName)
       const { slot, change } = catalog.upsert(doc, !ready)
+      publisherNames.hold(slot, doc)
       const hash = hash53(textKey(doc))
       const textChanged = textHash[slot] !== hash
       if (textChanged) keyword.put(slot, doc, textHash[slot] !== undefined)
@@ -104,7 +105,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
 
   /**
    * apply(), 16 documents at a time, letting waiting requests in whenever it held the event loop `sliceMs`: a
-   * warm-up batch, or the tens of thousands of nodes of a publisher banned or renamed (a second and more at once).
+   * warm-up batch, or the nodes of a publisher banned or renamed (20,000 applied at once held it 0.4-1.6 s).
    */
   async function applyInSlices(docs: SearchDoc[], readAt: number): Promise<void> {
     for (let from = 0; from < docs.length && !closed;) {
@@ -126,6 +127,18 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       docs.push(...(await loadSearchDocs(db, ids.slice(i, i + BATCH))))
     }
     return docs
+  }
+
+  /** Applies the documents `load` gives a page at a time in id order (`after` the last one's id), until one is short. */
+  async function applyPages(load: (after: string | undefined) => Promise<SearchDoc[]>, readAt: () => number): Promise<void> {
+    for (let after: string | undefined; !closed;) {
+      const at = readAt()
+      const page = await load(after)
+      await applyInSlices(page, at)
+      if (page.length < BATCH) return
+      after = page[page.length - 1]!.id
+      await yieldToRequests()
+    }
   }
 
   /** Nodes whose documents are being read for a refresh (and publisher refreshes under way, whose nodes are not
@@ -245,22 +258,20 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async warm() {
       started = true
       const t0 = performance.now()
-      let after: string | undefined
-      let batches = 0
       if (fallback.prepare && (await countIndexableNodes(db)) >= LONG_WARM_UP_NODES) fallback.prepare()
       // In small steps, each holding the event loop a few milliseconds at most: requests keep being answered
       // (by the fallback, off this thread) while the index fills.
-      while (!closed) {
-        const readAt = sequence
-        const batch = await loadSearchDocBatch(db, after, BATCH)
-        if (!batch.length) break
-        after = batch[batch.length - 1]!.id
-        await applyInSlices(batch, readAt)
-        await yieldToRequests()
-        // Every 10 batches: a compaction walks every term (a second over a whole warm-up if done per batch), and
-        // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes.
-        if (++batches % 10 === 0) keyword.compact(true)
-      }
+      let batches = 0
+      await applyPages(
+        async (after) => {
+          // Every 10 batches: a compaction walks every term (a second over a whole warm-up if done per batch), and
+          // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes.
+          if (batches && batches % 10 === 0) keyword.compact(true)
+          batches++
+          return loadSearchDocBatch(db, after, BATCH)
+        },
+        () => sequence,
+      )
       keyword.compact(true)
       if (closed) return
       catalog.finishLoad()
@@ -319,28 +330,30 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       if (viaStore.length) await refresh(viaStore, () => loadInBatches(viaStore))
     },
 
-    // Only a rename changes what the index holds of a publisher's nodes: any other change to a publisher (its
-    // description, members, a ban, whose nodes are changed on their own) reads one row, where reading and applying
-    // every node of a publisher of 20,000 took 0.5-0.7 s. A renamed publisher's nodes are read a page at a time.
-    // Sequenced before its read, like refresh(): a change that lands while the documents are read wins.
+    // Only a rename changes what the index holds of a publisher's nodes: when every document held of it carries
+    // its current name, nothing is read but its row (reading and applying all of a 20,000-node publisher's took
+    // 0.5-0.7 s). Only while nothing else is being read: a read under way may have seen an older name, and its
+    // documents are not held yet. Sequenced before its read, like refresh(): a change that lands meanwhile wins.
     async publishersChanged(publisherIds) {
       if (!started) return
       const readAt = ++sequence
+      const rows = await listPublishersByIds(db, publisherIds)
+      const settled = ready && !publisherReads && !refreshing.size
+      const reread = settled ? rows.filter((p) => !publisherNames.allCarry(p.id, p.name)) : rows
       publisherReads++
       try {
-        const renamed = (await listPublishersByIds(db, publisherIds)).filter((p) => publisherNames.get(p.id) !== p.name)
-        for (const publisher of renamed) {
-          for (let after = ''; !closed;) {
-            const docs = await loadSearchDocsOfPublisher(db, publisher.id, after, BATCH)
-            if (!docs.length) break
-            after = docs[docs.length - 1]!.id
-            for (const d of docs) {
-              const key = d.id.toLowerCase()
-              if ((changedAt.get(key) ?? 0) < readAt) changedAt.set(key, readAt)
-            }
-            await applyInSlices(docs, readAt)
-            await yieldToRequests()
-          }
+        for (const publisher of reread) {
+          await applyPages(
+            async (after) => {
+              const docs = await loadSearchDocBatch(db, after, BATCH, publisher.id)
+              for (const d of docs) {
+                const key = d.id.toLowerCase()
+                if ((changedAt.get(key) ?? 0) < readAt) changedAt.set(key, readAt)
+              }
+              return docs
+            },
+            () => readAt,
+          )
         }
       } finally {
         publisherReads--

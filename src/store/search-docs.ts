@@ -68,21 +68,17 @@ async function docs(query: ReturnType<typeof docQuery>): Promise<SearchDoc[]> {
   }))
 }
 
-/** One batch of documents in id order, after `afterId`, for loading the whole index in steps. */
-export function loadSearchDocBatch(db: Store, afterId: string | undefined, limit: number): Promise<SearchDoc[]> {
+/** One batch of documents in id order, after `afterId`, for loading the whole index (or one publisher's part) in steps. */
+export function loadSearchDocBatch(db: Store, afterId: string | undefined, limit: number, publisherId?: string): Promise<SearchDoc[]> {
   let q = docQuery(db).orderBy('nodes.id').limit(limit)
   if (afterId !== undefined) q = q.where('nodes.id', '>', afterId)
+  if (publisherId !== undefined) q = q.where('nodes.publisher_id', '=', publisherId)
   return docs(q)
 }
 
 /** Documents of the given nodes (deleted ones included, so the index can drop them). */
 export function loadSearchDocs(db: Store, ids: readonly string[]): Promise<SearchDoc[]> {
   return ids.length ? docs(docQuery(db).where('nodes.id', 'in', ids)) : Promise.resolve([])
-}
-
-/** One page of a publisher's documents in id order, after `afterId` ('' for the first): along nodes_publisher. */
-export function loadSearchDocsOfPublisher(db: Store, publisherId: string, afterId: string, limit: number): Promise<SearchDoc[]> {
-  return docs(docQuery(db).where('nodes.publisher_id', '=', publisherId).where('nodes.id', '>', afterId).orderBy('nodes.id').limit(limit))
 }
 
 /**
