@@ -68,12 +68,13 @@ const DOCUMENTS_PER_STEP = 500
 
 /**
  * In a write's transaction: the documents of these nodes, from their rows as the write leaves them. Made a step at
- * a time, breathing between steps; in id order, the order every writer locks nodes in.
+ * a time, breathing between steps; in id order throughout, as lockNodes takes each step's rows (on PostgreSQL two
+ * writers then lock shared nodes in one order).
  */
 export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
   const sorted = [...ids].sort()
   for (let i = 0; i < sorted.length; i += DOCUMENTS_PER_STEP) {
-    await breathe()
+    if (i) await breathe()
     const step = sorted.slice(i, i + DOCUMENTS_PER_STEP)
     await lockNodes(db, step)
     await saveDocuments(db, DOCUMENT_FORMAT, await makeDocuments(db, await listNodesByIds(db, step)))

@@ -3,7 +3,7 @@ import { platformKeys, repositoryKey } from '../domain/platform'
 import { breathe } from './bulk'
 import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
-import type { SelectQueryBuilder, Updateable } from 'kysely'
+import type { Expression, ExpressionBuilder, SqlBool, Updateable } from 'kysely'
 import type { DB, NodeRow, NodeTable, VersionRow } from './schema'
 
 /** Node metadata a publisher may set; absent fields are left as they are. */
@@ -208,34 +208,19 @@ export async function setNodeStatus(
 
 /** Bans the publisher's active nodes, marking them as banned with it; returns their ids. */
 export function banNodesWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
-  const nodes = db.selectFrom('nodes').where('publisher_id', '=', publisherId).where('status', '=', 'active')
-  return updateInSteps(db, nodes, (ids) =>
-    db
-      .updateTable('nodes')
-      .set({ status: 'banned', banned_with_publisher: 1, updated_at: now })
-      .where('id', 'in', ids)
-      .where('status', '=', 'active')
-      .returning('id')
-      .execute(),
-  )
+  return updateInSteps(db, (eb) => eb.and([eb('publisher_id', '=', publisherId), eb('status', '=', 'active')]), {
+    status: 'banned',
+    banned_with_publisher: 1,
+    updated_at: now,
+  })
 }
 
 /** Makes active again exactly the nodes its publisher's ban made banned; returns their ids. */
 export function restoreNodesBannedWithPublisher(db: Store, publisherId: string, now: string): Promise<string[]> {
-  const nodes = db
-    .selectFrom('nodes')
-    .where('publisher_id', '=', publisherId)
-    .where('status', '=', 'banned')
-    .where('banned_with_publisher', '=', 1)
-  return updateInSteps(db, nodes, (ids) =>
-    db
-      .updateTable('nodes')
-      .set({ status: 'active', banned_with_publisher: 0, updated_at: now })
-      .where('id', 'in', ids)
-      .where('status', '=', 'banned')
-      .where('banned_with_publisher', '=', 1)
-      .returning('id')
-      .execute(),
+  return updateInSteps(
+    db,
+    (eb) => eb.and([eb('publisher_id', '=', publisherId), eb('status', '=', 'banned'), eb('banned_with_publisher', '=', 1)]),
+    { status: 'active', banned_with_publisher: 0, updated_at: now },
   )
 }
 
@@ -243,19 +228,21 @@ export function restoreNodesBannedWithPublisher(db: Store, publisherId: string, 
 const NODES_PER_STEP = 500
 
 /**
- * Updates the nodes `selected` picks, a step of NODES_PER_STEP ids at a time (each update states the condition
- * again), breathing between steps; their ids, in id order.
+ * Sets `values` on the nodes `which` picks, NODES_PER_STEP ids at a time, breathing between steps; each step's
+ * update states `which` again (a node moved or changed since the ids were read is left alone). Their ids, in order.
  */
 async function updateInSteps(
   db: Store,
-  selected: SelectQueryBuilder<DB, 'nodes', object>,
-  update: (ids: string[]) => Promise<{ id: string }[]>,
+  which: (eb: ExpressionBuilder<DB, 'nodes'>) => Expression<SqlBool>,
+  values: Updateable<NodeTable>,
 ): Promise<string[]> {
-  const ids = (await selected.select('id').orderBy('id').execute()).map((r) => r.id)
+  const ids = (await db.selectFrom('nodes').select('id').where(which).orderBy('id').execute()).map((r) => r.id)
   const changed: string[] = []
   for (let i = 0; i < ids.length; i += NODES_PER_STEP) {
-    await breathe()
-    for (const row of await update(ids.slice(i, i + NODES_PER_STEP))) changed.push(row.id)
+    if (i) await breathe()
+    const step = ids.slice(i, i + NODES_PER_STEP)
+    const rows = await db.updateTable('nodes').set(values).where('id', 'in', step).where(which).returning('id').execute()
+    for (const row of rows) changed.push(row.id)
   }
   return changed.sort()
 }
