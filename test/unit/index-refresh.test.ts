@@ -9,6 +9,7 @@ import { createIndexedSearch, type IndexedSearch } from '../../src/search/indexe
 import { applyChanges } from '../../src/services/changes'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { openStore, type Store } from '../../src/store/db'
+import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
 
 let db: Store | undefined
@@ -42,22 +43,6 @@ function watched(store: Store, fail: (sql: string) => boolean = () => false) {
     transformResult: async (args) => args.result,
   })
   return { handle, sent }
-}
-
-/** Turns of the event loop that waiting work got while `work` ran. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0
-  let running = true
-  const ticker = (async () => {
-    while (running) {
-      await new Promise((resolve) => setTimeout(resolve, 0))
-      turns++
-    }
-  })()
-  await work()
-  running = false
-  await ticker
-  return turns
 }
 
 const found = async (search: IndexedSearch, text: string) =>

@@ -5,25 +5,9 @@
  */
 import { expect, test } from 'bun:test'
 import { KeywordIndex } from '../../src/search/keyword'
-import type { SearchDoc } from '../../src/store/search-docs'
+import { searchDoc } from '../support/search-doc'
 
-const doc = (slot: number, words: string): SearchDoc => ({
-  id: `node-${slot}`,
-  status: 'active',
-  name: words,
-  description: `${words} ${slot}`,
-  author: '',
-  tags: [],
-  publisherId: 'acme',
-  publisherName: 'Acme',
-  repositoryKey: '',
-  osKeys: '',
-  acceleratorKeys: '',
-  searchRanking: 0,
-  downloads: 0,
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  hostNodes: [],
-})
+const doc = (slot: number, words: string) => searchDoc({ id: `node-${slot}`, name: words, description: `${words} ${slot}` })
 
 test('replacing a tenth of the documents and more cleans up at the next compaction, whole, with no walk left running', async () => {
   const index = new KeywordIndex()

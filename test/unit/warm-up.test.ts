@@ -6,6 +6,7 @@ import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createThreadedStoreSearch } from '../../src/search/store-search-thread'
 import { openStore, type Store } from '../../src/store/db'
+import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
 import { tempDirs } from '../support/tmp'
 
@@ -32,17 +33,7 @@ describe('warm-up', () => {
     db = await openStore(':memory:')
     await seedNodes(db, nodes(400))
     const search = createIndexedSearch(db, silentLog, { sliceMs: 0 })
-    let turns = 0
-    let warming = true
-    const ticker = (async () => {
-      while (warming) {
-        await new Promise((resolve) => setTimeout(resolve, 0))
-        turns++
-      }
-    })()
-    await search.warm()
-    warming = false
-    await ticker
+    const turns = await turnsDuring(() => search.warm())
     // 400 nodes in steps of at most 16: at least 25 turns of the event loop while warming.
     expect(turns).toBeGreaterThanOrEqual(25)
     expect(search.status()).toMatchObject({ ready: true, indexed: 400 })
