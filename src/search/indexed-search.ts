@@ -95,6 +95,10 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     // During a warm-up every few batches (warm()), not per slice of it.
     if (ready) keyword.compact()
     if (changed) clearCache()
+    if (ready && !closed && keyword.needsCleanUp) {
+      // Behind the writes, a slice at a time: searches meanwhile skip discarded documents' postings as before.
+      keyword.cleanUp(yieldToRequests, sliceMs).catch((err: Error) => log.warn('search.cleanup_failed', { error: err.message }))
+    }
   }
 
   function clearCache() {

@@ -3,6 +3,7 @@ import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
 import { KeywordScorer, type Scored } from './keyword-scorer'
 import { compactPostings } from './postings'
+import { vacuumInSlices, type VacuumedIndex } from './vacuum'
 
 interface KeywordDoc {
   slot: number
@@ -94,9 +95,8 @@ export class KeywordIndex {
     tokenize: tokenizeField,
     processTerm,
     searchOptions: { ...SEARCH_OPTIONS, tokenize, processTerm },
-    // Its own vacuum walks the term tree in batches with a pause between them, and a term added meanwhile can split
-    // a node the walk holds: the walk then throws, unhandled, and the process ends (seen after a publisher of 1,200
-    // nodes was renamed). cleanUp() runs it whole instead, on this thread, when the same conditions are met.
+    // Its own vacuum can end the process (vacuum.ts, seen after a publisher of 1,200 nodes was renamed): cleanUp()
+    // does that work instead, when the same conditions are met.
     autoVacuum: false,
   })
 
@@ -118,25 +118,34 @@ export class KeywordIndex {
    * (some thousands, a few milliseconds): unless `now`, only once 1,000 documents were added since the last one, so
    * that single writes do not pay it; Maps and compact postings answer alike meanwhile. Reaches into MiniSearch's
    * term index (`_index`, a field of the pinned 7.2.0): test/unit/postings.test.ts checks that answers stay the same.
-   * First, cleanUp().
    */
   compact(now = false): void {
-    this.cleanUp()
     if (!this.loose || (!now && this.loose < 1000)) return
     compactPostings((this.mini as unknown as { _index: Parameters<typeof compactPostings>[0] })._index)
     this.loose = 0
   }
 
-  /** Once a tenth of the documents were discarded or replaced: their postings cleaned up, in one walk of the terms. */
-  cleanUp(): void {
-    if (this.mini.dirtCount < VACUUM_MIN_DIRT || this.mini.dirtFactor < VACUUM_MIN_DIRT_FACTOR) return
-    // No pause within it (a batch is every term), so the tree cannot change under it; it is over when this returns.
-    void this.mini.vacuum({ batchSize: Number.POSITIVE_INFINITY })
+  /** Whether a tenth of the documents were discarded or replaced since their postings were last cleaned up. */
+  get needsCleanUp(): boolean {
+    return !this.cleaning && this.mini.dirtCount >= VACUUM_MIN_DIRT && this.mini.dirtFactor >= VACUUM_MIN_DIRT_FACTOR
+  }
+
+  private cleaning = false
+
+  /** Cleans up the postings of discarded documents, `sliceMs` at a time with `pause()` between (vacuum.ts); one at a time. */
+  async cleanUp(pause: () => Promise<unknown>, sliceMs: number): Promise<void> {
+    if (!this.needsCleanUp) return
+    this.cleaning = true
+    try {
+      await vacuumInSlices(this.mini as unknown as VacuumedIndex, pause, sliceMs)
+    } finally {
+      this.cleaning = false
+    }
   }
 
   /** Documents discarded or replaced whose postings are not cleaned up yet, and whether a cleanup is under way. */
   get dirt(): { count: number; vacuuming: boolean } {
-    return { count: this.mini.dirtCount, vacuuming: this.mini.isVacuuming }
+    return { count: this.mini.dirtCount, vacuuming: this.cleaning || this.mini.isVacuuming }
   }
 
   remove(slot: number): void {
