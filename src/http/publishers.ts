@@ -5,10 +5,10 @@ import type { Deps } from '../services/deps'
 import { listPublisherNodes } from '../services/node-lists'
 import { createPublisherToken, deleteToken, listTokens } from '../services/publisher-tokens'
 import {
+  allPublishersJson,
   createPublisher,
   deletePublisher,
   getPublisher,
-  listAllPublishers,
   publisherPermissions,
   updatePublisherFields,
   validatePublisherId,
@@ -105,7 +105,7 @@ const specs = {
 export function publisherRoutes(deps: Deps) {
   const app = new Hono<Env>()
 
-  app.get('/', specs.list, async (c) => c.json(await listAllPublishers(deps, c.var.actor)))
+  app.get('/', specs.list, async (c) => c.body(await allPublishersJson(deps, c.var.actor), 200, { 'content-type': 'application/json' }))
 
   app.post('/', specs.create, async (c) => {
     const body = defined(await specs.create.body(c))

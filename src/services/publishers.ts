@@ -2,6 +2,7 @@
 import { PUBLISHER_ID_MAX, PUBLISHER_ID_MESSAGE, PUBLISHER_ID_PATTERN } from '../domain/ids'
 import type { PublisherJson } from '../domain/wire'
 import { badRequest, conflict, forbidden, notFound } from '../errors'
+import { breathe } from '../store/bulk'
 import { isUniqueViolation } from '../store/db'
 import { countLiveNodesOfPublisher } from '../store/nodes'
 import {
@@ -89,9 +90,22 @@ export async function getPublisher(deps: Deps, actor: Actor, id: string): Promis
   return json!
 }
 
-export async function listAllPublishers(deps: Deps, actor: Actor): Promise<PublisherJson[]> {
-  const rows = await listPublishers(deps.db, { includeBanned: actor.user?.is_admin === 1 })
-  return renderPublishers(deps.db, rows, actor.user)
+/** Publishers rendered in one step of the whole list: 28,000 at once held the event loop 0.2-0.5 s. */
+const PUBLISHERS_PER_STEP = 1000
+
+/**
+ * Every publisher (banned ones to admins), as the JSON text of one array as upstream answers it, rendered a step at
+ * a time with breaths between steps.
+ */
+export async function allPublishersJson(deps: Deps, actor: Actor): Promise<string> {
+  const includeBanned = actor.user?.is_admin === 1
+  const parts: string[] = []
+  for (let after = ''; ; await breathe()) {
+    const rows = await listPublishers(deps.db, { includeBanned, after, limit: PUBLISHERS_PER_STEP })
+    if (rows.length) parts.push(JSON.stringify(await renderPublishers(deps.db, rows, actor.user)).slice(1, -1))
+    if (rows.length < PUBLISHERS_PER_STEP) return `[${parts.join(',')}]`
+    after = rows[rows.length - 1]!.id
+  }
 }
 
 export async function listMyPublishers(deps: Deps, actor: Actor): Promise<PublisherJson[]> {

@@ -9,8 +9,15 @@ export function findPublisher(db: Store, id: string): Promise<PublisherRow | und
   return db.selectFrom('publishers').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export function listPublishers(db: Store, opts: { includeBanned: boolean }): Promise<PublisherRow[]> {
-  let q = db.selectFrom('publishers').selectAll().where('deleted_at', 'is', null).orderBy('id')
+/** A page of the publishers not deleted, in id order after `after` ('' for the first). */
+export function listPublishers(db: Store, opts: { includeBanned: boolean; after: string; limit: number }): Promise<PublisherRow[]> {
+  let q = db
+    .selectFrom('publishers')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where('id', '>', opts.after)
+    .orderBy('id')
+    .limit(opts.limit)
   if (!opts.includeBanned) q = q.where('status', '=', 'active')
   return q.execute()
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { insertRows } from '../../src/store/bulk'
 import { addPublisher, addUser, makeTestApp, type TestApp } from '../support/app'
 
 let t: TestApp
@@ -112,6 +113,36 @@ describe('GET /publishers and /publishers/{id}', () => {
     const asAlice = await t.call('GET', '/publishers', { token: alice })
     expect(asAlice.body[1].members[0].user.email).toBe('alice@example.com')
     expect(asAlice.body[0].members[0].user.email).toBeUndefined()
+  })
+
+  test('more publishers than one step (1,000): every one in id order with its members, banned ones to admins only', async () => {
+    const alice = await addUser(t, 'alice')
+    const ada = await addUser(t, 'ada', { admin: true })
+    const T = '2026-01-01T00:00:00.000Z'
+    const ids = Array.from({ length: 2_001 }, (_, i) => `pub-${String(i).padStart(4, '0')}`)
+    const banned = new Set(ids.filter((_, i) => i % 400 === 399))
+    await insertRows(
+      t.deps.db,
+      'publishers',
+      ids.map((id) => ({ id, name: `${id} name`, status: banned.has(id) ? 'banned' : 'active', created_at: T, updated_at: T })),
+    )
+    const owned = [ids[0]!, ids[999]!, ids[1000]!, ids[2000]!]
+    await insertRows(
+      t.deps.db,
+      'publisher_members',
+      owned.map((id) => ({ publisher_id: id, user_id: 'alice', role: 'owner', created_at: T })),
+    )
+    const anonymous = await t.call('GET', '/publishers')
+    expect(anonymous.headers.get('content-type')).toBe('application/json')
+    expect(anonymous.body.map((p: { id: string }) => p.id)).toEqual(ids.filter((id) => !banned.has(id)))
+    const withMembers = (body: any[]) => body.filter((p) => p.members.length).map((p) => [p.id, p.members[0].user])
+    const alices = owned.map((id) => [id, { id: 'alice', name: 'ALICE' }])
+    expect(withMembers(anonymous.body)).toEqual(alices)
+    const asAlice = await t.call('GET', '/publishers', { token: alice })
+    expect(withMembers(asAlice.body)).toEqual(alices.map(([id, user]) => [id, { ...(user as object), email: 'alice@example.com' }]))
+    const asAdmin = await t.call('GET', '/publishers', { token: ada })
+    expect(asAdmin.body.map((p: { id: string }) => p.id)).toEqual(ids)
+    expect(asAdmin.body.filter((p: any) => p.status === 'PublisherStatusBanned').map((p: any) => p.id)).toEqual([...banned])
   })
 
   test('reads one publisher, 404 for an unknown one', async () => {
