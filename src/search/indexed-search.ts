@@ -97,7 +97,9 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     if (changed) clearCache()
     if (ready && !closed && keyword.needsCleanUp) {
       // Behind the writes, a slice at a time: searches meanwhile skip discarded documents' postings as before.
-      keyword.cleanUp(yieldToRequests, sliceMs).catch((err: Error) => log.warn('search.cleanup_failed', { error: err.message }))
+      keyword
+        .cleanUp(yieldToRequests, sliceMs, () => closed)
+        .catch((err: Error) => log.warn('search.cleanup_failed', { error: err.message }))
     }
   }
 

@@ -89,7 +89,7 @@ export class KeywordScorer {
     this.m = mini as unknown as MiniSearchInternals
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
     this.fieldCount = Object.keys(this.m._fieldIds).length
-    // Terms leave the tree in MiniSearch's own code (a search's cleanup, the vacuum's batches): heard here.
+    // Terms leave the tree in MiniSearch's own code (a search's cleanup) and in the index's (vacuum.ts): heard here.
     const index = this.m._index
     const deleteTerm = index.delete.bind(index)
     index.delete = (term) => {

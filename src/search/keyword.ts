@@ -132,20 +132,23 @@ export class KeywordIndex {
 
   private cleaning = false
 
-  /** Cleans up the postings of discarded documents, `sliceMs` at a time with `pause()` between (vacuum.ts); one at a time. */
-  async cleanUp(pause: () => Promise<unknown>, sliceMs: number): Promise<void> {
+  /**
+   * Cleans up the postings of discarded documents, `sliceMs` at a time with `pause()` between (vacuum.ts), until
+   * done or `stopped()`; one cleanup at a time.
+   */
+  async cleanUp(pause: () => Promise<unknown>, sliceMs: number, stopped?: () => boolean): Promise<void> {
     if (!this.needsCleanUp) return
     this.cleaning = true
     try {
-      await vacuumInSlices(this.mini as unknown as VacuumedIndex, pause, sliceMs)
+      await vacuumInSlices(this.mini as unknown as VacuumedIndex, pause, sliceMs, stopped)
     } finally {
       this.cleaning = false
     }
   }
 
-  /** Documents discarded or replaced whose postings are not cleaned up yet, and whether a cleanup is under way. */
-  get dirt(): { count: number; vacuuming: boolean } {
-    return { count: this.mini.dirtCount, vacuuming: this.cleaning || this.mini.isVacuuming }
+  /** For tests: documents discarded or replaced whose postings are not cleaned up yet, and whether a cleanup runs. */
+  get dirt(): { count: number; cleaning: boolean } {
+    return { count: this.mini.dirtCount, cleaning: this.cleaning }
   }
 
   remove(slot: number): void {

@@ -2,7 +2,8 @@
  * MiniSearch's postings (for each term and field, document -> term frequency) in typed arrays instead of a Map
  * each. At 100,000 nodes the index holds 2.2 million postings: as Map entries they took some 140 MB, most of the
  * index; here they take 6 bytes each. The object answers the part of Map that MiniSearch 7 uses on them (get, set,
- * has, delete, size, keys, iteration), so the library's own search, scoring and vacuuming run unchanged.
+ * has, delete, size, keys, iteration), so the library's own search and scoring, and the index's cleanup of
+ * discarded documents (vacuum.ts), run unchanged.
  */
 
 /**
