@@ -8,30 +8,10 @@
  * more in objects and Maps. Reads fields of the pinned MiniSearch 7.2.0, as postings.ts does.
  */
 import type MiniSearch from 'minisearch'
+import { internalsOf, type MiniSearchInternals, type TermData } from './minisearch-internals'
 import { Postings } from './postings'
 import { FuzzyMemo } from './fuzzy-memo'
 import { grown } from './typed-arrays'
-
-type FieldPostings = Map<number, number> | Postings
-type TermData = Map<number, FieldPostings>
-
-/** The parts of MiniSearch 7.2.0 the scoring reads (its term index is a radix tree, `SearchableMap`). */
-interface MiniSearchInternals {
-  _index: {
-    delete(term: string): void
-    get(term: string): TermData | undefined
-    atPrefix(prefix: string): Iterable<[string, TermData]>
-    fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>
-  }
-  _fieldIds: Record<string, number>
-  _fieldLength: Map<number, number[]>
-  _avgFieldLength: number[]
-  _documentCount: number
-  _documentIds: Map<number, unknown>
-  _dirtCount: number
-  _nextId: number
-  removeTerm(fieldId: number, shortId: number, term: string): void
-}
 
 /** The search options the index was made with (MiniSearch's names and meanings). */
 export interface ScoringOptions {
@@ -86,7 +66,7 @@ export class KeywordScorer {
     mini: MiniSearch<any>,
     private readonly options: ScoringOptions,
   ) {
-    this.m = mini as unknown as MiniSearchInternals
+    this.m = internalsOf(mini)
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
     this.fieldCount = Object.keys(this.m._fieldIds).length
     // Terms leave the tree in MiniSearch's own code (a search's cleanup) and in the index's (vacuum.ts): heard here.

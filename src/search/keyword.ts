@@ -3,7 +3,8 @@ import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
 import { KeywordScorer, type Scored } from './keyword-scorer'
 import { compactPostings } from './postings'
-import { vacuumInSlices, type VacuumedIndex } from './vacuum'
+import { internalsOf } from './minisearch-internals'
+import { vacuumInSlices } from './vacuum'
 
 interface KeywordDoc {
   slot: number
@@ -121,7 +122,7 @@ export class KeywordIndex {
    */
   compact(now = false): void {
     if (!this.loose || (!now && this.loose < 1000)) return
-    compactPostings((this.mini as unknown as { _index: Parameters<typeof compactPostings>[0] })._index)
+    compactPostings(internalsOf(this.mini)._index)
     this.loose = 0
   }
 
@@ -140,7 +141,7 @@ export class KeywordIndex {
     if (!this.needsCleanUp) return
     this.cleaning = true
     try {
-      await vacuumInSlices(this.mini as unknown as VacuumedIndex, pause, sliceMs, stopped)
+      await vacuumInSlices(internalsOf(this.mini), pause, sliceMs, stopped)
     } finally {
       this.cleaning = false
     }

@@ -5,6 +5,7 @@
  * has, delete, size, keys, iteration), so the library's own search and scoring, and the index's cleanup of
  * discarded documents (vacuum.ts), run unchanged.
  */
+import type { MiniSearchInternals } from './minisearch-internals'
 
 /**
  * Map-shaped postings of one term in one field: document short ids in ascending order, their frequencies beside.
@@ -151,10 +152,8 @@ export class Postings {
 }
 
 /** MiniSearch's term index: term -> field id -> that field's postings (Maps, as MiniSearch makes them). */
-type TermIndex = Iterable<[string, Map<number, Map<number, number> | Postings>]>
-
 /** Replaces every postings Map (new terms and fields since the last call) with Postings. */
-export function compactPostings(index: TermIndex): void {
+export function compactPostings(index: MiniSearchInternals['_index']): void {
   for (const [, fields] of index) {
     for (const [fieldId, postings] of fields) {
       if (postings instanceof Map) fields.set(fieldId, new Postings(postings))

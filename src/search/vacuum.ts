@@ -6,24 +6,7 @@
  * same work as MiniSearch's `performVacuuming` (7.2.0, pinned): a term added meanwhile holds only documents added
  * meanwhile; a term gone meanwhile is skipped.
  */
-
-/** What it reads of MiniSearch's private state. */
-export interface VacuumedIndex {
-  _index: {
-    keys(): Iterable<string>
-    get(term: string): Map<number, PostingsLike> | undefined
-    delete(term: string): void
-  }
-  _documentIds: Map<number, unknown>
-  _dirtCount: number
-}
-
-/** A term's postings in one field: MiniSearch's Map, or the compact postings (postings.ts) in its shape. */
-interface PostingsLike {
-  readonly size: number
-  delete(shortId: number): unknown
-  [Symbol.iterator](): Iterator<[number, unknown]>
-}
+import type { MiniSearchInternals } from './minisearch-internals'
 
 /**
  * Removes every posting of a discarded document, `sliceMs` of work at a time with `pause()` between slices; then
@@ -32,7 +15,7 @@ interface PostingsLike {
  * in one go (17 ms for the 10,000 terms of 100,000 nodes).
  */
 export async function vacuumInSlices(
-  index: VacuumedIndex,
+  index: MiniSearchInternals,
   pause: () => Promise<unknown>,
   sliceMs: number,
   stopped: () => boolean = () => false,
@@ -50,7 +33,7 @@ export async function vacuumInSlices(
   index._dirtCount -= dirtBefore
 }
 
-function cleanTerm(index: VacuumedIndex, term: string): void {
+function cleanTerm(index: MiniSearchInternals, term: string): void {
   const fields = index._index.get(term)
   if (!fields) return
   for (const [fieldId, postings] of fields) {

@@ -5,16 +5,12 @@
  */
 import { expect, test } from 'bun:test'
 import { KeywordIndex } from '../../src/search/keyword'
+import type { MiniSearchInternals } from '../../src/search/minisearch-internals'
 import { searchDoc } from '../support/search-doc'
 
 const doc = (slot: number, words: string) => searchDoc({ id: `node-${slot}`, name: words, description: `${words} ${slot}` })
 
-/** MiniSearch's private state the cleanup works on (7.2.0, pinned). */
-interface Internals {
-  _index: { keys(): Iterable<string>; get(term: string): Map<number, Iterable<[number, unknown]>> | undefined }
-  _documentIds: Map<number, unknown>
-}
-const internals = (index: KeywordIndex) => (index as unknown as { mini: Internals }).mini
+const internals = (index: KeywordIndex) => (index as unknown as { mini: MiniSearchInternals }).mini
 
 /** The short ids of the documents discarded whose postings are still held. */
 function deadPostings(index: KeywordIndex): Set<number> {
