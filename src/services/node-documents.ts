@@ -68,8 +68,8 @@ const DOCUMENTS_PER_STEP = 500
 
 /**
  * In a write's transaction: the documents of these nodes, from their rows as the write leaves them. Made a step at
- * a time, breathing between steps; in id order throughout, as lockNodes takes each step's rows (on PostgreSQL two
- * writers then lock shared nodes in one order).
+ * a time, breathing between steps; in id order throughout, each step's rows locked in that order (lockNodes), so
+ * that two writers on PostgreSQL lock the nodes they share in one order.
  */
 export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
   const sorted = [...ids].sort()

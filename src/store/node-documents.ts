@@ -40,27 +40,18 @@ export async function saveDocuments(db: Store, format: number, docs: readonly No
   )
 }
 
-/** Nodes per page of the scan for missing documents, and per statement of lockNodes. */
+/** Nodes per page of the scan for missing documents. */
 const SCAN_PAGE = 500
 
 /**
  * Holds these nodes' rows until the transaction ends, on PostgreSQL, so that what is read of them next is what the
  * last write to commit left (a write that changed only versions would otherwise read a node another write is
- * changing, and store a document of the old row once that write commits). SQLite runs one write at a time.
+ * changing, and store a document of the old row once that write commits). SQLite runs one write at a time. In id
+ * order, as every writer through here takes them; a step of writeDocuments' at a time (a few hundred ids).
  */
 export async function lockNodes(db: Store, ids: readonly string[]): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
-  // In id order, as every writer through here takes them.
-  const sorted = [...ids].sort()
-  for (let i = 0; i < sorted.length; i += SCAN_PAGE) {
-    await db
-      .selectFrom('nodes')
-      .select('id')
-      .where('id', 'in', sorted.slice(i, i + SCAN_PAGE))
-      .orderBy('id')
-      .forUpdate()
-      .execute()
-  }
+  if (dialectOf(db) !== 'postgres' || !ids.length) return
+  await db.selectFrom('nodes').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
 }
 
 /**
