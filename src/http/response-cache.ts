@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { CacheCounter } from '../metrics'
-import { oldestFirst } from '../oldest-first'
+import { BoundedCache } from '../bounded-cache'
 
 interface Cached {
   generation: number
@@ -41,25 +41,9 @@ export interface ListCacheOptions {
 
 export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
   const maxBytes = opts.maxBytes ?? RESPONSE_CACHE_MAX_BYTES
-  /** In insertion order: the oldest answers are evicted first. */
-  const cache = new Map<string, Cached>()
-  const nextOldest = oldestFirst(cache)
-  let bytes = 0
-  const cost = (key: string, e: Cached) => key.length + e.body.byteLength + (e.gzip?.byteLength ?? 0) + e.ids.length * 8 + ENTRY_OVERHEAD
-  const drop = (key: string) => {
-    const e = cache.get(key)
-    if (!e) return
-    cache.delete(key)
-    bytes -= cost(key, e)
-  }
-  const fits = (extra: number) => {
-    while (bytes + extra > maxBytes) {
-      const oldest = nextOldest()
-      if (oldest === undefined) break
-      drop(oldest)
-    }
-    return bytes + extra <= maxBytes
-  }
+  /** Oldest out first; once full, only answers asked for before lately come in. */
+  const cache = new BoundedCache<Cached>(maxBytes)
+  const cost = (key: string, e: Cached) => key.length + e.body.byteLength + e.ids.length * 8 + ENTRY_OVERHEAD
   const current = (e: Cached) => e.generation === opts.generation() && !opts.changedAfter(e.ids, e.sequence)
 
   return async (c, next) => {
@@ -73,15 +57,12 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
       if (!wantsGzip) return c.body(hit.body, 200, headers)
       if (!hit.gzip) {
         const gzip = new Uint8Array(Bun.gzipSync(hit.body))
-        if (fits(gzip.byteLength) && cache.get(key) === hit) {
-          hit.gzip = gzip
-          bytes += gzip.byteLength
-        }
+        if (cache.grow(key, gzip.byteLength)) hit.gzip = gzip
         return c.body(gzip, 200, { ...headers, 'content-encoding': 'gzip' })
       }
       return c.body(hit.gzip, 200, { ...headers, 'content-encoding': 'gzip' })
     }
-    if (hit) drop(key)
+    if (hit) cache.delete(key)
     opts.counter?.miss()
     // Kept under the generation and sequence it was computed from: a write landing meanwhile makes it stale.
     const generation = opts.generation()
@@ -89,11 +70,10 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     await next()
     const ids = listedNodes.get(c.req.raw)
     if (c.res.status !== 200 || !ids) return
-    const entry: Cached = { generation, sequence, ids, body: new Uint8Array(await c.res.clone().arrayBuffer()) }
-    if (fits(cost(key, entry))) {
-      cache.set(key, entry)
-      bytes += cost(key, entry)
-    }
     c.res.headers.set('vary', 'Accept-Encoding')
+    // Asked for the first time once the cache is full (most distinct searches): not copied at all.
+    if (!cache.admits(key)) return
+    const entry: Cached = { generation, sequence, ids, body: new Uint8Array(await c.res.clone().arrayBuffer()) }
+    cache.set(key, entry, cost(key, entry))
   }
 }

@@ -1,9 +1,9 @@
 /**
  * A query term's typo expansions (the index's terms within its edit distance, in the order the radix tree's walk
  * finds them), remembered by term and distance: the walk is most of a typo-tolerant search's cost, and people search
- * the same words. Bounded by bytes, oldest dropped first; emptied by its owner whenever the tree's terms change.
+ * the same words. Bounded by bytes (src/bounded-cache.ts); emptied by its owner whenever the tree's terms change.
  */
-import { oldestFirst } from '../oldest-first'
+import { BoundedCache } from '../bounded-cache'
 
 export type Expansions = readonly (readonly [term: string, distance: number])[]
 
@@ -14,11 +14,11 @@ const ENTRY_OVERHEAD = 96
 const TERM_OVERHEAD = 32
 
 export class FuzzyMemo {
-  private readonly entries = new Map<string, Expansions>()
-  private readonly nextOldest = oldestFirst(this.entries)
-  private held = 0
+  private readonly entries: BoundedCache<Expansions>
 
-  constructor(private readonly maxBytes = FUZZY_MEMO_MAX_BYTES) {}
+  constructor(maxBytes = FUZZY_MEMO_MAX_BYTES) {
+    this.entries = new BoundedCache(maxBytes)
+  }
 
   /** The expansions of `term` within `distance`, from memory or from `walk` (then remembered). */
   get(term: string, distance: number, walk: () => Expansions): Expansions {
@@ -26,27 +26,17 @@ export class FuzzyMemo {
     const known = this.entries.get(key)
     if (known) return known
     const found = walk()
-    const size = cost(key, found)
-    if (size > this.maxBytes) return found
-    while (this.held + size > this.maxBytes) {
-      const oldest = this.nextOldest()
-      if (oldest === undefined) break
-      this.held -= cost(oldest, this.entries.get(oldest)!)
-      this.entries.delete(oldest)
-    }
-    this.entries.set(key, found)
-    this.held += size
+    if (this.entries.admits(key)) this.entries.set(key, found, cost(key, found))
     return found
   }
 
   clear(): void {
     this.entries.clear()
-    this.held = 0
   }
 
   /** Bytes held now (for tests). */
   get bytes(): number {
-    return this.held
+    return this.entries.bytes
   }
 }
 

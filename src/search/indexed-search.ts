@@ -1,6 +1,6 @@
 /** The in-memory search engine: warms from the store in the background, then answers every list query. */
 import type { Log } from '../log'
-import { oldestFirst } from '../oldest-first'
+import { BoundedCache } from '../bounded-cache'
 import type { Store } from '../store/db'
 import { listPublishersByIds } from '../store/publishers'
 import { countIndexableNodes, loadSearchDocBatch, loadSearchDocs, type SearchDoc } from '../store/search-docs'
@@ -59,9 +59,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   /** A hash of each slot's searched text: the keyword index is touched only when that text changed. */
   const textHash: number[] = []
   /** The matches of recent queries, dropped whenever a write could change any of them. */
-  const cache = new Map<string, Matches>()
-  const nextOldest = oldestFirst(cache)
-  let cachedBytes = 0
+  const cache = new BoundedCache<Matches>(maxCacheBytes)
   /** Bumped whenever cached answers were dropped because a change could alter them. */
   let generation = 0
   /** Change sequence numbers, so a batch read before a change never overwrites what the change applied. */
@@ -105,7 +103,6 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
 
   function clearCache() {
     cache.clear()
-    cachedBytes = 0
     generation++
   }
 
@@ -246,17 +243,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     const plan = catalog.plan(q)
     const text = q.search?.trim()
     const result = text ? byRelevance(text, plan) : inOrder(inListOrder(plan))
-    const size = querySize(cacheKey, result)
-    while (cachedBytes + size > maxCacheBytes) {
-      const oldest = nextOldest()
-      if (oldest === undefined) break
-      cachedBytes -= querySize(oldest, cache.get(oldest)!)
-      cache.delete(oldest)
-    }
-    if (cachedBytes + size <= maxCacheBytes) {
-      cache.set(cacheKey, result)
-      cachedBytes += size
-    }
+    if (cache.admits(cacheKey)) cache.set(cacheKey, result, querySize(cacheKey, result))
     return result
   }
 
@@ -371,7 +358,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     generation: () => generation,
 
     get cacheBytes() {
-      return cachedBytes
+      return cache.bytes
     },
 
     close() {

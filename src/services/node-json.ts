@@ -5,7 +5,7 @@
  * updates the number without rendering anything again.
  */
 import type { CacheCounter } from '../metrics'
-import { oldestFirst } from '../oldest-first'
+import { BoundedCache } from '../bounded-cache'
 import type { Store } from '../store/db'
 import { readDocuments, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
@@ -69,36 +69,14 @@ export function createNodeJsonCache(
   maxBytes = NODE_JSON_MAX_BYTES,
   counts?: (ids: readonly string[]) => ReadonlyMap<string, number> | undefined,
 ): NodeJsonCache {
-  /** In insertion order: the oldest entries are evicted first when the bytes run out. */
-  const cache = new Map<string, Entry>()
-  const nextOldest = oldestFirst(cache)
-  let bytes = 0
+  /** Oldest out first when the bytes run out; once full, only nodes asked for before lately come in. */
+  const cache = new BoundedCache<Entry>(maxBytes)
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */
   const changedAt = new Map<string, number>()
   const contentChangedAt = new Map<string, number>()
   let allChangedAt = 0
   const cost = (id: string, e: Entry) => e.tail.length + id.length + ENTRY_OVERHEAD
-
-  function drop(id: string) {
-    const e = cache.get(id)
-    if (!e) return
-    cache.delete(id)
-    bytes -= cost(id, e)
-  }
-
-  function keep(id: string, e: Entry) {
-    drop(id)
-    const size = cost(id, e)
-    if (size > maxBytes) return
-    while (bytes + size > maxBytes) {
-      const oldest = nextOldest()
-      if (oldest === undefined) break
-      drop(oldest)
-    }
-    cache.set(id, e)
-    bytes += size
-  }
 
   const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
 
@@ -170,7 +148,7 @@ export function createNodeJsonCache(
       return sequence
     },
     get bytes() {
-      return bytes
+      return cache.bytes
     },
     changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
     contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
@@ -193,7 +171,7 @@ export function createNodeJsonCache(
       const fresh = new Map<string, Entry>()
       for (const d of docs) fresh.set(d.node_id, { downloads: downloads.get(d.node_id) ?? 0, tail: tails.get(d.node_id)! })
       // Rows read before a change to them landed are answered once but not kept as current.
-      for (const [id, e] of fresh) if (!changedAfter(id, started)) keep(id, e)
+      for (const [id, e] of fresh) if (!changedAfter(id, started) && cache.admits(id)) cache.set(id, e, cost(id, e))
       return ids.flatMap((id) => {
         const e = fresh.get(id) ?? held.get(id)
         return e ? [text(e)] : []
@@ -205,7 +183,7 @@ export function createNodeJsonCache(
       for (const id of ids) {
         changedAt.set(id, sequence)
         contentChangedAt.set(id, sequence)
-        drop(id)
+        cache.delete(id)
       }
     },
 
@@ -228,7 +206,6 @@ export function createNodeJsonCache(
       changedAt.clear()
       contentChangedAt.clear()
       cache.clear()
-      bytes = 0
       publishers.clear()
       publisherBytes = 0
     },

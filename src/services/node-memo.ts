@@ -1,9 +1,9 @@
 /**
  * Answers remembered per key until anything about their node changes (download counts aside), bounded by
- * bytes, oldest first out. The node JSON cache's change sequence says what changed: every write reports its
+ * bytes (src/bounded-cache.ts: oldest out first, and once full only keys asked for before lately). The node JSON cache's change sequence says what changed: every write reports its
  * nodes there (commitWrite), so nothing else needs to be told.
  */
-import { oldestFirst } from '../oldest-first'
+import { BoundedCache } from '../bounded-cache'
 import type { NodeJsonCache } from './node-json'
 
 export interface NodeMemo<T> {
@@ -24,37 +24,19 @@ export function createNodeMemo<T>(
   entryBytes: number,
   valueBytes: (value: T) => number = () => 0,
 ): NodeMemo<T> {
-  const cache = new Map<string, { nodeId: string; sequence: number; value: T; bytes: number }>()
-  let bytes = 0
-  const nextOldest = oldestFirst(cache)
-  const drop = (key: string) => {
-    const entry = cache.get(key)
-    if (!entry) return
-    cache.delete(key)
-    bytes -= entry.bytes
-  }
+  const cache = new BoundedCache<{ nodeId: string; sequence: number; value: T }>(maxBytes)
   return {
     get(key) {
       const hit = cache.get(key)
       if (!hit) return undefined
       if (!changes.contentChangedAfter(hit.nodeId, hit.sequence)) return hit.value
-      drop(key)
+      cache.delete(key)
       return undefined
     },
     start: () => changes.sequence,
     set(key, nodeId, started, value) {
-      if (changes.contentChangedAfter(nodeId, started)) return
-      drop(key)
-      const cost = 2 * key.length + entryBytes + valueBytes(value)
-      // One that can never fit is not kept, rather than emptying the memo first.
-      if (cost > maxBytes) return
-      while (bytes + cost > maxBytes) {
-        const oldest = nextOldest()
-        if (oldest === undefined) break
-        drop(oldest)
-      }
-      cache.set(key, { nodeId, sequence: started, value, bytes: cost })
-      bytes += cost
+      if (changes.contentChangedAfter(nodeId, started) || !cache.admits(key)) return
+      cache.set(key, { nodeId, sequence: started, value }, 2 * key.length + entryBytes + valueBytes(value))
     },
   }
 }

@@ -39,7 +39,7 @@ async function store(n: number) {
 }
 
 describe('node JSON cache', () => {
-  test('holds at most its bytes, evicting the oldest nodes first', async () => {
+  test('holds at most its bytes; once full, keeps a node asked for again, the oldest going for it', async () => {
     const { db, reads } = await store(40)
     const one = (await createNodeJsonCache(db, 'http://x').render(['node-0']))[0]!.length
     const cache = createNodeJsonCache(db, 'http://x', undefined, one * 10)
@@ -47,10 +47,13 @@ describe('node JSON cache', () => {
     expect(cache.bytes).toBeLessThanOrEqual(one * 10)
     expect(cache.bytes).toBeGreaterThan(one * 5)
     const before = reads.nodes
-    await cache.render(['node-39']) // the newest is still there
+    await cache.render(['node-1']) // kept while there was room
     expect(reads.nodes).toBe(before)
-    await cache.render(['node-0']) // the oldest went first
+    await cache.render(['node-39']) // asked for once when full: not kept then, read again now, and kept
+    await cache.render(['node-39'])
     expect(reads.nodes).toBe(before + 1)
+    await cache.render(['node-0']) // the oldest went for it
+    expect(reads.nodes).toBe(before + 2)
   })
 
   test('a page whose new nodes push its own cached ones out still lists every node', async () => {
@@ -165,13 +168,17 @@ describe('list response cache', () => {
     }
   }
 
-  test('holds at most its bytes, evicting the oldest answers first', async () => {
-    const t = app({ maxBytes: 5000 })
-    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) await t.get(id)
-    await t.get('f')
-    expect(t.computed).toEqual(['a', 'b', 'c', 'd', 'e', 'f']) // f still cached
+  test('holds at most its bytes; once full, keeps an answer asked for again, the oldest going for it', async () => {
+    const t = app({ maxBytes: 5000 }) // four answers of about 1,100 bytes
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await t.get(id) // e is kept: the first to need room, a went for it
+    await t.get('e')
     await t.get('a')
-    expect(t.computed.at(-1)).toBe('a') // a was evicted
+    expect(t.computed).toEqual(['a', 'b', 'c', 'd', 'e', 'a'])
+    // Full: a first miss is answered, not kept; asked again, it is kept, the oldest (b) going for it.
+    for (let i = 0; i < 3; i++) await t.get('f')
+    expect(t.computed.filter((id) => id === 'f')).toHaveLength(2)
+    await t.get('b')
+    expect(t.computed.at(-1)).toBe('b')
   })
 
   test('a change to a node drops the answers listing it, and only those', async () => {

@@ -1,4 +1,4 @@
-/** Remembered typo expansions: walked once per term and distance, bounded by bytes, oldest dropped first. */
+/** Remembered typo expansions: walked once per term and distance, bounded by bytes (see bounded-cache.test.ts). */
 import { expect, test } from 'bun:test'
 import { FuzzyMemo, type Expansions } from '../../src/search/fuzzy-memo'
 
@@ -17,7 +17,7 @@ test('a term is walked once per distance, and forgotten when cleared', () => {
   expect(walks).toBe(3)
 })
 
-test('the bytes held stay within the bound, the oldest terms going first', () => {
+test('the bytes held stay within the bound; once full, a term walked again is remembered', () => {
   const memo = new FuzzyMemo(2000)
   const terms = Array.from({ length: 100 }, (_, i) => `term${i}`)
   const walks = new Map<string, number>()
@@ -32,10 +32,9 @@ test('the bytes held stay within the bound, the oldest terms going first', () =>
     memo.get(t, 1, walkOf(t))
     expect(memo.bytes).toBeLessThanOrEqual(2000)
   }
-  // The newest is remembered, the first long gone.
-  memo.get(terms[99]!, 1, walkOf(terms[99]!))
-  memo.get(terms[0]!, 1, walkOf(terms[0]!))
-  expect(walks.get(terms[99]!)).toBe(1)
+  // Full long since: a term walked once more is remembered now, and the first terms are long gone.
+  for (const t of [terms[99]!, terms[99]!, terms[0]!]) memo.get(t, 1, walkOf(t))
+  expect(walks.get(terms[99]!)).toBe(2)
   expect(walks.get(terms[0]!)).toBe(2)
   // An entry larger than the whole bound is answered, not kept.
   const huge: Expansions = Array.from({ length: 200 }, (_, i) => [`w${i}`, 1] as const)
