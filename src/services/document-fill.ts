@@ -27,6 +27,9 @@ export async function fillMissingDocuments(db: Store, stopped: () => boolean = (
       await breathe()
     }
     after = page.next
+    // Also after a page with nothing to write: a store with every document was scanned whole in one turn of the
+    // event loop (100,000 nodes: 0.25-0.4 s, right after the index was ready).
+    await breathe()
   }
   return written
 }

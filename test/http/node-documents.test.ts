@@ -13,6 +13,7 @@ import { saveDocuments } from '../../src/store/node-documents'
 import { findNode, listNodesByIds } from '../../src/store/nodes'
 import type { Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, PUBLIC_URL, publish, publishActive, upload, type TestApp } from '../support/app'
+import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
 
 let t: TestApp
@@ -150,6 +151,25 @@ describe('filling missing documents', () => {
     expect(new Set(docs.map((d) => d.format))).toEqual(new Set([DOCUMENT_FORMAT]))
     expect(JSON.parse(docs[1000]!.node_json).description).toBe('number 1000')
     expect(await fillMissingDocuments(t.deps.db)).toBe(0)
+  })
+
+  test('lets waiting work in between pages of its scan, also when nothing is missing', async () => {
+    await seedNodes(
+      t.deps.db,
+      Array.from({ length: 1501 }, (_, i) => ({ id: `node-${String(i).padStart(4, '0')}` })),
+    )
+    await fillMissingDocuments(t.deps.db)
+    // Each statement made to take 5 ms, past the 4 ms after which work breathes: four pages of 500 ids, none with
+    // anything to write, give the ticker a turn after each of the first three at least.
+    const slow: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        const until = performance.now() + 5
+        while (performance.now() < until);
+        return args.result
+      },
+    }
+    expect(await turnsDuring(() => fillMissingDocuments(t.deps.db.withPlugin(slow)))).toBeGreaterThanOrEqual(3)
   })
 
   test('a write landing while a batch is written is never undone by it', async () => {
