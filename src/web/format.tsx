@@ -78,3 +78,38 @@ export const Command = ({ id, text, label }: { id: string; text: string; label: 
     <p id={`${id}-status`} class="muted copy-status" role="status"></p>
   </>
 )
+
+/**
+ * Previous and next links around the page shown ("Page N", and "of M" when the number of pages is known), named by
+ * `label` for screen readers. Nothing when everything fits on the first page. A page past the last links back to it.
+ */
+export function Pager(props: { label: string; page: number; pages?: number; hasNext: boolean; href: (page: number) => string }) {
+  const { label, page, pages, hasNext, href } = props
+  if (page === 1 && !hasNext) return null
+  return (
+    <nav class="pager" aria-label={label}>
+      <ul>
+        {page > 1 && (
+          <li>
+            <a href={href(pages === undefined ? page - 1 : Math.min(page - 1, Math.max(pages, 1)))} rel="prev">
+              Previous page
+            </a>
+          </li>
+        )}
+        {(pages === undefined || page <= pages) && (
+          <li aria-current="page">
+            Page {count(page)}
+            {pages !== undefined && <> of {count(pages)}</>}
+          </li>
+        )}
+        {hasNext && (
+          <li>
+            <a href={href(page + 1)} rel="next">
+              Next page
+            </a>
+          </li>
+        )}
+      </ul>
+    </nav>
+  )
+}

@@ -28,7 +28,8 @@ export interface Links {
   home(query?: SearchQuery): string
   /** The live-search fragment of the home page. */
   results(): string
-  node(id: string): string
+  /** A node's page; `page`: which page of its versions. */
+  node(id: string, page?: number): string
   publisher(id: string, page?: number): string
   clients(): string
   asset(name: string): string
@@ -50,6 +51,8 @@ export function searchString(query: SearchQuery, defaultLimit = DEFAULT_PAGE_SIZ
   return text ? `?${text}` : ''
 }
 
+const pageString = (page: number) => (page > 1 ? `?page=${page}` : '')
+
 export function createLinks(publicUrl: string): Links {
   const base = new URL(publicUrl).pathname.replace(/\/+$/, '')
   const seg = encodeURIComponent
@@ -57,8 +60,8 @@ export function createLinks(publicUrl: string): Links {
     publicUrl,
     home: (query = {}) => `${base}/${searchString(query)}`,
     results: () => `${base}${PAGE_PREFIX}/results`,
-    node: (id) => `${base}${PAGE_PREFIX}/nodes/${seg(id)}`,
-    publisher: (id, page = 1) => `${base}${PAGE_PREFIX}/publishers/${seg(id)}${page > 1 ? `?page=${page}` : ''}`,
+    node: (id, page = 1) => `${base}${PAGE_PREFIX}/nodes/${seg(id)}${pageString(page)}`,
+    publisher: (id, page = 1) => `${base}${PAGE_PREFIX}/publishers/${seg(id)}${pageString(page)}`,
     clients: () => `${base}${PAGE_PREFIX}/clients`,
     asset: (name) => `${base}${PAGE_PREFIX}/assets/${seg(name)}`,
     apiSearch: (query) => `${base}/nodes/search${searchString(query, 10)}`,

@@ -4,29 +4,43 @@
  */
 import type { NodeJson, VersionJson } from '../domain/wire'
 import type { Deps } from '../services/deps'
-import { getNode, getVersionHostNodes, listNodeVersions } from '../services/nodes'
+import { getNode, getVersionHostNodes, latestInstallableVersion, pageNodeVersions } from '../services/nodes'
 import { COMFY_CLI_DEV_REGISTRY, comfyCliCaveat, comfyCliInstall } from './clients'
-import { Command, count, DateTime, ExternalLink, licenseText, plural, rating, VersionBadges } from './format'
+import { Command, count, DateTime, ExternalLink, licenseText, Pager, plural, rating, VersionBadges } from './format'
 import type { Links } from './links'
 import { loadOrigins, OriginSection, type Origins } from './origin'
 
 export interface NodeView {
   node: NodeJson
-  /** Active, pending and flagged versions, newest first, with the reason a version was flagged. */
+  /** A page of its active, pending and flagged versions, newest first, with the reason a version was flagged. */
   versions: VersionJson[]
+  /** Which page of versions, and how many versions there are in all. */
+  versionPage: { page: number; total: number }
+  /** What an install naming no version gets: the newest active version with an archive here. */
+  installable?: VersionJson
   /** Host node classes of the latest version. */
   hostNodes: string[]
   /** Where the node came from, when it is mirrored. */
   origins: Origins
 }
 
+/** Versions a page shows: a node of thousands showed them all, 2 MB of page. */
+export const VERSIONS_PAGE_SIZE = 50
+
 /** Unknown and deleted nodes are 404, banned ones 403 `Node Banned`, as in the API. */
-export async function loadNodeView(deps: Deps, id: string): Promise<NodeView> {
+export async function loadNodeView(deps: Deps, id: string, page = 1): Promise<NodeView> {
   const node = await getNode(deps, id)
-  const versions = await listNodeVersions(deps, node.id, { includeReason: true })
+  const { versions, total } = await pageNodeVersions(deps, node.id, { includeReason: true, page, limit: VERSIONS_PAGE_SIZE })
   const latest = node.latest_version
   const hostNodes = latest ? (await getVersionHostNodes(deps, node.id, latest.version)).host_nodes : []
-  return { node, versions, hostNodes, origins: await loadOrigins(deps, 'node', [node.id]) }
+  return {
+    node,
+    versions,
+    versionPage: { page, total },
+    installable: await latestInstallableVersion(deps, node.id),
+    hostNodes,
+    origins: await loadOrigins(deps, 'node', [node.id]),
+  }
 }
 
 /** Downloads link by path, so they work whichever address the browser reached this server by. */
@@ -40,8 +54,7 @@ const downloadable = (v: VersionJson) =>
   Boolean(v.downloadUrl) && (v.status === 'NodeVersionStatusActive' || v.status === 'NodeVersionStatusPending')
 
 function Install({ view, links }: { view: NodeView; links: Links }) {
-  // What installers get when they name no version: the newest active version that has an archive.
-  const target = view.versions.find((v) => v.status === 'NodeVersionStatusActive' && v.downloadUrl)
+  const target = view.installable
   const caveat = comfyCliCaveat(links.publicUrl)
   return (
     <section aria-labelledby="install-heading">
@@ -69,10 +82,13 @@ function Install({ view, links }: { view: NodeView; links: Links }) {
   )
 }
 
-function Versions({ versions }: { versions: VersionJson[] }) {
+function Versions({ view, links }: { view: NodeView; links: Links }) {
+  const { versions, versionPage } = view
+  const pages = Math.ceil(versionPage.total / VERSIONS_PAGE_SIZE)
   return (
     <section aria-labelledby="versions-heading">
       <h2 id="versions-heading">Versions</h2>
+      {pages > 1 && <p class="muted">{plural(versionPage.total, 'version')}, newest first.</p>}
       {versions.length ? (
         <ol class="versions">
           {versions.map((v) => (
@@ -97,8 +113,15 @@ function Versions({ versions }: { versions: VersionJson[] }) {
           ))}
         </ol>
       ) : (
-        <p>No versions yet.</p>
+        <p>{versionPage.page > 1 ? 'No more versions.' : 'No versions yet.'}</p>
       )}
+      <Pager
+        label="Version pages"
+        page={versionPage.page}
+        pages={pages}
+        hasNext={versionPage.page < pages}
+        href={(n) => links.node(view.node.id, n)}
+      />
     </section>
   )
 }
@@ -205,7 +228,7 @@ export function NodePage({ view, links }: { view: NodeView; links: Links }) {
         {node.description ? <p class="description">{node.description}</p> : <p class="muted">No description.</p>}
         {origin && <OriginSection origin={origin} now={view.origins.now} what="node" />}
         <Install view={view} links={links} />
-        <Versions versions={view.versions} />
+        <Versions view={view} links={links} />
         <HostNodes view={view} links={links} />
       </div>
       <Facts node={node} links={links} />

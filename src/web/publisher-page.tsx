@@ -3,7 +3,7 @@ import type { NodeJson, PublisherJson } from '../domain/wire'
 import type { Deps } from '../services/deps'
 import { listPublisherNodes } from '../services/node-lists'
 import { getPublisher } from '../services/publishers'
-import { DateTime, ExternalLink } from './format'
+import { DateTime, ExternalLink, Pager } from './format'
 import type { Links } from './links'
 import { NodeCard } from './node-card'
 import { loadOrigins, OriginSection, type Origins } from './origin'
@@ -87,27 +87,12 @@ export function PublisherPage({ view, links }: { view: PublisherView; links: Lin
         ) : (
           <p>{page > 1 ? 'No more nodes.' : 'No nodes yet.'}</p>
         )}
-        {(page > 1 || nodes.length === PUBLISHER_PAGE_SIZE) && (
-          <nav class="pager" aria-label="Node pages">
-            <ul>
-              {page > 1 && (
-                <li>
-                  <a href={links.publisher(publisher.id, page - 1)} rel="prev">
-                    Previous page
-                  </a>
-                </li>
-              )}
-              <li aria-current="page">Page {page}</li>
-              {nodes.length === PUBLISHER_PAGE_SIZE && (
-                <li>
-                  <a href={links.publisher(publisher.id, page + 1)} rel="next">
-                    Next page
-                  </a>
-                </li>
-              )}
-            </ul>
-          </nav>
-        )}
+        <Pager
+          label="Node pages"
+          page={page}
+          hasNext={nodes.length === PUBLISHER_PAGE_SIZE}
+          href={(n) => links.publisher(publisher.id, n)}
+        />
       </section>
     </>
   )

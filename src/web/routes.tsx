@@ -38,7 +38,8 @@ const pageHeaders: MiddlewareHandler = secureHeaders({
   referrerPolicy: 'same-origin',
 })
 
-const PublisherQuery = v.object({ page: q.int(1, 1) })
+/** Which page of a publisher's nodes, or of a node's versions. */
+const PageQuery = v.object({ page: q.int(1, 1) })
 
 export function webRoutes(deps: Deps) {
   const links = createLinks(deps.settings.publicUrl)
@@ -76,15 +77,16 @@ export function webRoutes(deps: Deps) {
   })
 
   app.get(`${PAGE_PREFIX}/nodes/:nodeId`, async (c) => {
-    const view = await loadNodeView(deps, c.req.param('nodeId'))
+    const { page } = queryParams(c, PageQuery)
+    const view = await loadNodeView(deps, c.req.param('nodeId'), page)
     // Lookups ignore case; the page lives at the node's own spelling.
-    if (view.node.id !== c.req.param('nodeId')) return c.redirect(links.node(view.node.id), 301)
+    if (view.node.id !== c.req.param('nodeId')) return c.redirect(links.node(view.node.id, page), 301)
     const { name, id } = view.node
     return c.render(<NodePage view={view} links={links} />, { title: name && name !== id ? `${name} (${id})` : id })
   })
 
   app.get(`${PAGE_PREFIX}/publishers/:publisherId`, async (c) => {
-    const { page } = queryParams(c, PublisherQuery)
+    const { page } = queryParams(c, PageQuery)
     const view = await loadPublisherView(deps, c.req.param('publisherId'), page)
     return c.render(<PublisherPage view={view} links={links} />, { title: `${view.publisher.name} (publisher)` })
   })

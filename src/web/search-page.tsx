@@ -5,7 +5,7 @@ import type { NodePage } from '../domain/wire'
 import { q, queryParams, SEARCH_FILTERS } from '../http/validate'
 import type { Deps } from '../services/deps'
 import { findNodes } from '../services/node-lists'
-import { count, plural } from './format'
+import { count, Pager, plural } from './format'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
 import { loadOrigins, type Origins } from './origin'
@@ -75,35 +75,6 @@ const Field = (props: { name: keyof SearchQuery; label: string; value?: string; 
   </div>
 )
 
-function Pager({ page, links, query }: { page: NodePage; links: Links; query: SearchQuery }) {
-  if (page.totalPages <= 1 && page.page === 1) return null
-  return (
-    <nav class="pager" aria-label="Result pages">
-      <ul>
-        {page.page > 1 && (
-          <li>
-            <a href={links.home({ ...query, page: Math.min(page.page - 1, Math.max(page.totalPages, 1)) })} rel="prev">
-              Previous page
-            </a>
-          </li>
-        )}
-        {page.page <= page.totalPages && (
-          <li aria-current="page">
-            Page {count(page.page)} of {count(page.totalPages)}
-          </li>
-        )}
-        {page.page < page.totalPages && (
-          <li>
-            <a href={links.home({ ...query, page: page.page + 1 })} rel="next">
-              Next page
-            </a>
-          </li>
-        )}
-      </ul>
-    </nav>
-  )
-}
-
 /** The results block: what the page shows, and what the script swaps in as the person types. */
 export function Results({ found, links, query }: { found: Found; links: Links; query: SearchQuery }) {
   const { page, origins } = found
@@ -128,7 +99,13 @@ export function Results({ found, links, query }: { found: Found; links: Links; q
           <a href={links.home(page.total > 0 ? { ...query, page: 1 } : {})}>{page.total > 0 ? 'Go to the first page' : 'Show all nodes'}</a>
         </p>
       )}
-      <Pager page={page} links={links} query={query} />
+      <Pager
+        label="Result pages"
+        page={page.page}
+        pages={page.totalPages}
+        hasNext={page.page < page.totalPages}
+        href={(n) => links.home({ ...query, page: n })}
+      />
     </>
   )
 }

@@ -216,6 +216,56 @@ describe('the node page', () => {
     expect(html).toContain('No version of this node can be installed yet')
   })
 
+  test('shows its versions 50 a page, newest first, and installs the newest active one wherever it is listed', async () => {
+    t = await makeTestApp()
+    const { pat } = await aliceWithPublisher(t)
+    for (const version of ['1.0.0', '1.1.0']) await publishActive(t, { pat, node: 'long-pack', version })
+    // 51 newer versions awaiting review (staged as rows: they change nothing a node's document shows).
+    const now = new Date().toISOString()
+    await t.deps.db
+      .insertInto('node_versions')
+      .values(
+        Array.from({ length: 51 }, (_, i) => ({
+          id: crypto.randomUUID(),
+          node_id: 'long-pack',
+          version: `2.0.${i}`,
+          status: 'pending',
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute()
+    const versionsOf = (html: string) => [...html.matchAll(/<h3 id="v-[^"]+">([^<]+)<\/h3>/g)].map((m) => m[1])
+    const install = '<a class="button" href="/archives/acme/long-pack/1.1.0/node.zip" download="">Download version 1.1.0</a>'
+
+    const first = await page('/-/nodes/long-pack')
+    expect(versionsOf(first.html)).toEqual(Array.from({ length: 50 }, (_, i) => `2.0.${50 - i}`))
+    expect(first.html).toContain('<p class="muted">53 versions, newest first.</p>')
+    expect(first.html).toContain('<nav class="pager" aria-label="Version pages">')
+    expect(first.html).toContain('<li aria-current="page">Page 1 of 2</li>')
+    expect(first.html).toContain('<a href="/-/nodes/long-pack?page=2" rel="next">Next page</a>')
+    expect(first.html).toContain(install) // 1.1.0 is listed on the second page only
+
+    const second = await page('/-/nodes/long-pack?page=2')
+    expect(versionsOf(second.html)).toEqual(['2.0.0', '1.1.0', '1.0.0'])
+    expect(second.html).toContain('<a href="/-/nodes/long-pack" rel="prev">Previous page</a>')
+    expect(second.html).not.toContain('rel="next"')
+    expect(second.html).toContain(install)
+
+    const past = await page('/-/nodes/long-pack?page=9')
+    expect(versionsOf(past.html)).toEqual([])
+    expect(past.html).toContain('No more versions.')
+    expect(past.html).toContain('<a href="/-/nodes/long-pack?page=2" rel="prev">Previous page</a>')
+    expect((await page('/-/nodes/long-pack?page=0')).status).toBe(400)
+    // Another spelling of the id is sent to the node's own, on the same page.
+    const moved = await t.app.request('/-/nodes/LONG-PACK?page=2')
+    expect(moved.status).toBe(301)
+    expect(moved.headers.get('location')).toBe('/-/nodes/long-pack?page=2')
+    // A node of few versions has no pager.
+    await publishActive(t, { pat, node: 'short-pack', version: '1.0.0' })
+    expect((await page('/-/nodes/short-pack')).html).not.toContain('class="pager"')
+  })
+
   test('hostile text from publishers and archives is shown as text, and only http(s) addresses become links', async () => {
     t = await makeTestApp()
     const { token, pat } = await aliceWithPublisher(t)
