@@ -1,6 +1,6 @@
 /**
  * A cache bounded by bytes (each entry's size given by its owner), the oldest entries out first, that keeps a
- * newcomer, once it has had to evict, only if its key was missed before lately (a "doorkeeper", as in TinyLFU).
+ * newcomer, once it is nearly full, only if its key was missed lately (a "doorkeeper", as in TinyLFU).
  *
  * Without it, every miss of a large catalogue's long tail pushed an entry out for one that was rarely asked for
  * again: at 100,000 nodes the node JSON, list response and query caches turned over thousands of entries a second,
@@ -14,18 +14,27 @@ interface Held<V> {
   bytes: number
 }
 
-/** Keys missed lately, remembered for at least this many misses even in a cache of a few entries. */
-const MIN_REMEMBERED = 256
+/** A round of remembered misses is as long as the cache holds entries, within these bounds. */
+const MIN_ROUND = 256
+const MAX_ROUND = 65_536
+
+/** Up to this share of the bytes, every newcomer is kept (no eviction is needed for a typical one). */
+const OPEN_SHARE = 7 / 8
+
+/**
+ * Misses are remembered as 32-bit hashes of their keys: a few bytes each whatever a key's length (list answers are
+ * keyed by URL). Two keys of one hash let one newcomer in early; nothing is ever answered from it.
+ */
+const hashOf = (key: string) => Bun.hash.xxHash32(key)
 
 export class BoundedCache<V> {
   private readonly entries = new Map<string, Held<V>>()
   private readonly nextOldest = oldestFirst(this.entries)
   private held = 0
-  /** Whether room was made by evicting since the cache was last emptied: newcomers then pass the doorkeeper. */
-  private full = false
-  /** Keys missed lately: the current round, and the one before (a round ends after as many keys as are held). */
-  private missed = new Set<string>()
-  private missedBefore = new Set<string>()
+  /** Keys missed lately: the current round, and the one before. Kept through clear(): they hold no values. */
+  private missed = new Set<number>()
+  private missedBefore = new Set<number>()
+  private round = MIN_ROUND
 
   constructor(readonly maxBytes: number) {}
 
@@ -42,58 +51,56 @@ export class BoundedCache<V> {
   }
 
   /**
-   * Whether a value for `key`, missed now, should be made and kept: always while the cache has never had to evict
-   * since it was last emptied; after that, only when the key was missed before lately (or is held: a replacement).
-   * Remembers the miss.
+   * Whether a value for `key`, missed now, should be made and kept: always while the cache is less than nearly full;
+   * then only when the key was missed (or evicted, or dropped as stale) lately, or is held (a replacement). A cache of
+   * no bytes keeps nothing. Remembers the miss.
    */
   admits(key: string): boolean {
-    if (!this.full || this.entries.has(key) || this.missed.has(key) || this.missedBefore.has(key)) return true
-    this.remember(key)
+    if (this.maxBytes <= 0) return false
+    if (this.held < this.maxBytes * OPEN_SHARE || this.entries.has(key)) return true
+    const hash = hashOf(key)
+    if (this.missed.has(hash) || this.missedBefore.has(hash)) return true
+    this.remember(hash)
     return false
   }
 
   /** Keeps `value` as `bytes`, the oldest entries evicted for room; one larger than the whole bound is not kept. */
   set(key: string, value: V, bytes: number): boolean {
     this.remove(key)
-    if (bytes > this.maxBytes || !this.makeRoom(bytes)) return false
+    if (bytes > this.maxBytes) return false
+    while (this.held + bytes > this.maxBytes) {
+      const oldest = this.nextOldest()
+      if (oldest === undefined) break
+      // Asked for again soon, it comes back at its first miss.
+      this.remember(hashOf(oldest))
+      this.remove(oldest)
+    }
     this.entries.set(key, { value, bytes })
     this.held += bytes
     return true
   }
 
-  /** Counts `bytes` more for the entry of `key` (a value that grew), evicting others for room; false if it is gone. */
+  /**
+   * Counts `bytes` more for the entry of `key` (a value that grew), now the newest, evicting older ones for room;
+   * false, with the entry left as it was, when it is not held or would not fit at its new size.
+   */
   grow(key: string, bytes: number): boolean {
     const entry = this.entries.get(key)
-    if (!entry || !this.makeRoom(bytes) || this.entries.get(key) !== entry) return false
-    entry.bytes += bytes
-    this.held += bytes
-    return true
+    if (!entry || entry.bytes + bytes > this.maxBytes) return false
+    return this.set(key, entry.value, entry.bytes + bytes)
   }
 
   /** Drops the entry of `key` (its value went stale): its next miss is let in, as it had been asked for. */
   delete(key: string): boolean {
     if (!this.remove(key)) return false
-    if (this.full) this.remember(key)
+    this.remember(hashOf(key))
     return true
   }
 
-  /** Empties the cache; newcomers are kept freely again until it next has to evict. */
+  /** Empties the cache (the misses remembered stay: they hold no values). */
   clear(): void {
     this.entries.clear()
     this.held = 0
-    this.full = false
-    this.missed.clear()
-    this.missedBefore.clear()
-  }
-
-  private makeRoom(bytes: number): boolean {
-    while (this.held + bytes > this.maxBytes) {
-      const oldest = this.nextOldest()
-      if (oldest === undefined) return false
-      this.full = true
-      this.remove(oldest)
-    }
-    return true
   }
 
   private remove(key: string): boolean {
@@ -104,11 +111,12 @@ export class BoundedCache<V> {
     return true
   }
 
-  private remember(key: string): void {
-    this.missed.add(key)
-    if (this.missed.size >= Math.max(MIN_REMEMBERED, this.entries.size)) {
-      this.missedBefore = this.missed
-      this.missed = new Set()
-    }
+  private remember(hash: number): void {
+    this.missed.add(hash)
+    if (this.missed.size < this.round) return
+    this.missedBefore = this.missed
+    this.missed = new Set()
+    // Fixed for the round as it starts: the entries held may shrink meanwhile (a write dropping many).
+    this.round = Math.min(MAX_ROUND, Math.max(MIN_ROUND, this.entries.size))
   }
 }

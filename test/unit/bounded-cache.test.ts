@@ -1,9 +1,16 @@
-/** The byte-bounded cache under every cache of the registry: oldest out first, and once full a doorkeeper. */
+/** The byte-bounded cache under every cache of the registry: oldest out first, and once nearly full a doorkeeper. */
 import { expect, test } from 'bun:test'
 import { BoundedCache } from '../../src/bounded-cache'
 
-/** Keys as the cache holds them now, oldest first. */
+/** Keys as the cache holds them now, in the order given. */
 const held = (cache: BoundedCache<string>, keys: string[]) => keys.filter((k) => cache.get(k) !== undefined)
+
+/** A cache of `n` entries of `size` bytes each, keyed k0, k1, ... (oldest first), filled to its bound. */
+function filled(n: number, size = 1) {
+  const cache = new BoundedCache<string>(n * size)
+  for (let i = 0; i < n; i++) cache.set(`k${i}`, `k${i}`, size)
+  return cache
+}
 
 test('holds at most its bytes, the oldest going first; one larger than the bound is not kept', () => {
   const cache = new BoundedCache<string>(300)
@@ -20,59 +27,71 @@ test('holds at most its bytes, the oldest going first; one larger than the bound
   expect(cache.get('c')).toBe('c2')
 })
 
-test('lets everything in until it first evicts; then only keys missed before lately', () => {
-  const cache = new BoundedCache<string>(300)
-  for (const k of ['a', 'b', 'c']) {
-    expect(cache.admits(k)).toBe(true)
-    cache.set(k, k, 100)
+test('lets everything in below seven eighths of its bytes; then only keys missed lately, or held', () => {
+  const cache = new BoundedCache<string>(800)
+  for (let i = 0; i < 7; i++) {
+    expect(cache.admits(`k${i}`)).toBe(true)
+    cache.set(`k${i}`, 'v', 100)
   }
-  // Still no eviction: the fourth is let in, and evicts.
-  expect(cache.admits('d')).toBe(true)
-  cache.set('d', 'd', 100)
-  expect(held(cache, ['a', 'b', 'c', 'd'])).toEqual(['b', 'c', 'd'])
-  // Full now: a key missed for the first time stays out; missed again, it comes in.
-  expect(cache.admits('e')).toBe(false)
-  expect(cache.admits('f')).toBe(false)
-  expect(cache.admits('e')).toBe(true)
-  cache.set('e', 'e', 100)
-  expect(held(cache, ['b', 'c', 'd', 'e'])).toEqual(['c', 'd', 'e'])
-  expect(cache.admits('c')).toBe(true) // held: a replacement takes no more room
-  // Emptied, it lets everything in again.
+  // 700 of 800 bytes: a key missed for the first time stays out; missed again, it comes in.
+  expect(cache.admits('new')).toBe(false)
+  expect(cache.admits('other')).toBe(false)
+  expect(cache.admits('new')).toBe(true)
+  expect(cache.admits('k3')).toBe(true) // held: a replacement takes no more room
+  // Emptied (or emptied by a write dropping its entries), it lets everything in again.
   cache.clear()
-  expect(cache.bytes).toBe(0)
-  expect(cache.admits('g')).toBe(true)
+  expect(cache.admits('fresh')).toBe(true)
+  const dropped = filled(300)
+  for (let i = 0; i < 300; i++) dropped.delete(`k${i}`)
+  expect(dropped.bytes).toBe(0)
+  expect(dropped.admits('fresh')).toBe(true)
 })
 
-test('forgets a missed key after two rounds of as many misses as it holds entries (256 at least)', () => {
-  const cache = new BoundedCache<string>(100)
-  cache.set('x', 'x', 100)
-  cache.set('y', 'y', 100) // full
-  expect(cache.admits('once')).toBe(false)
-  for (let i = 0; i < 256; i++) cache.admits(`other-${i}`)
-  expect(cache.admits('once')).toBe(true) // within the round before
-  expect(cache.admits('twice')).toBe(false)
-  for (let i = 0; i < 2 * 256; i++) cache.admits(`more-${i}`)
-  expect(cache.admits('twice')).toBe(false) // two rounds ago: forgotten
-})
-
-test('a stale entry dropped by its owner is let in at its next miss', () => {
-  const cache = new BoundedCache<string>(200)
-  for (const k of ['a', 'b', 'c']) cache.set(k, k, 100) // evicted a: full
-  expect(cache.delete('c')).toBe(true)
-  expect(cache.delete('c')).toBe(false)
-  expect(cache.bytes).toBe(100)
-  expect(cache.admits('c')).toBe(true)
+test('a key evicted, or dropped as stale by its owner, is let in at its next miss', () => {
+  const cache = filled(4, 100)
+  cache.set('k4', 'k4', 100) // k0 evicted
+  expect(cache.admits('k0')).toBe(true)
+  expect(cache.delete('k2')).toBe(true)
+  expect(cache.delete('k2')).toBe(false)
+  cache.set('k5', 'k5', 100) // back to its bound
+  expect(cache.admits('k2')).toBe(true)
   expect(cache.admits('never-held')).toBe(false)
 })
 
-test('grow counts more bytes for an entry, evicting others, and fails for an entry evicted meanwhile', () => {
-  const cache = new BoundedCache<string>(300)
-  for (const k of ['a', 'b', 'c']) cache.set(k, k, 100)
-  expect(cache.grow('c', 100)).toBe(true) // a goes
-  expect(held(cache, ['a', 'b', 'c'])).toEqual(['b', 'c'])
+test('remembers a miss for two rounds, each as long as the cache held entries when it began (256 at least)', () => {
+  const small = filled(2)
+  expect(small.admits('once')).toBe(false)
+  for (let i = 0; i < 256; i++) small.admits(`other-${i}`)
+  expect(small.admits('once')).toBe(true) // within the round before
+  expect(small.admits('twice')).toBe(false)
+  for (let i = 0; i < 2 * 256; i++) small.admits(`more-${i}`)
+  expect(small.admits('twice')).toBe(false) // two rounds ago: forgotten
+
+  const large = filled(300)
+  for (let i = 0; i < 256; i++) large.admits(`first-round-${i}`) // the next rounds are 300 long
+  expect(large.admits('kept')).toBe(false)
+  for (let i = 0; i < 550; i++) large.admits(`miss-${i}`)
+  expect(large.admits('kept')).toBe(true)
+})
+
+test('grow counts more bytes for an entry, now the newest, evicting older ones but never itself', () => {
+  const cache = filled(3, 100)
+  expect(cache.grow('k0', 100)).toBe(true) // k0 was the oldest: k1 goes, k0 stays
+  expect(held(cache, ['k0', 'k1', 'k2'])).toEqual(['k0', 'k2'])
   expect(cache.bytes).toBe(300)
-  expect(cache.grow('b', 100)).toBe(false) // b was the oldest: evicted to make the room
-  expect(cache.get('b')).toBeUndefined()
-  expect(cache.bytes).toBe(200)
+  cache.set('k3', 'k3', 100) // the oldest is now k2
+  expect(held(cache, ['k0', 'k2', 'k3'])).toEqual(['k0', 'k3'])
+  // Too large at its new size: left as it was.
+  expect(cache.grow('k3', 201)).toBe(false)
+  expect(cache.get('k3')).toBe('k3')
+  expect(cache.bytes).toBe(300)
   expect(cache.grow('gone', 1)).toBe(false)
+})
+
+test('a cache of no bytes keeps nothing and admits nothing', () => {
+  const none = new BoundedCache<string>(0)
+  expect(none.admits('a')).toBe(false)
+  expect(none.admits('a')).toBe(false)
+  expect(none.set('a', 'a', 1)).toBe(false)
+  expect(none.bytes).toBe(0)
 })
