@@ -71,7 +71,8 @@ export async function listNodeVersions(
   id: string,
   opts: { statuses?: VersionStatus[]; includeReason: boolean },
 ): Promise<VersionJson[]> {
-  return (await pageNodeVersions(deps, id, { ...opts, page: 1, limit: Infinity })).versions
+  const { node, rows } = await sortedVersions(deps, id, opts.statuses)
+  return renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
 }
 
 /**
@@ -81,14 +82,17 @@ export async function listNodeVersions(
 export async function pageNodeVersions(
   deps: Deps,
   id: string,
-  opts: { statuses?: VersionStatus[]; includeReason: boolean; page: number; limit: number },
+  opts: { includeReason: boolean; page: number; limit: number },
 ): Promise<{ versions: VersionJson[]; total: number }> {
+  const { node, rows } = await sortedVersions(deps, id)
+  const page = rows.slice((opts.page - 1) * opts.limit, opts.page * opts.limit)
+  const versions = await renderVersions(deps.db, node, page, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
+  return { versions, total: rows.length }
+}
+
+async function sortedVersions(deps: Deps, id: string, statuses = DEFAULT_VERSION_STATUSES) {
   const node = await requireNode(deps, id)
-  const rows = sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, opts.statuses ?? DEFAULT_VERSION_STATUSES))
-  const start = (opts.page - 1) * opts.limit
-  const page = opts.limit === Infinity ? rows : rows.slice(start, start + opts.limit)
-  const options = { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason }
-  return { versions: await renderVersions(deps.db, node, page, options), total: rows.length }
+  return { node, rows: sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, statuses)) }
 }
 
 export async function getNodeVersion(deps: Deps, id: string, version: string): Promise<VersionJson> {

@@ -81,10 +81,12 @@ export const Command = ({ id, text, label }: { id: string; text: string; label: 
 
 /**
  * Previous and next links around the page shown ("Page N", and "of M" when the number of pages is known), named by
- * `label` for screen readers. Nothing when everything fits on the first page. A page past the last links back to it.
+ * `label` for screen readers; `hasNext` where the number of pages is not known. Nothing when everything fits on the
+ * first page. A page past the last links back to the last, when it is known.
  */
-export function Pager(props: { label: string; page: number; pages?: number; hasNext: boolean; href: (page: number) => string }) {
-  const { label, page, pages, hasNext, href } = props
+export function Pager(props: { label: string; page: number; pages?: number; hasNext?: boolean; href: (page: number) => string }) {
+  const { label, page, pages, href } = props
+  const hasNext = pages === undefined ? Boolean(props.hasNext) : page < pages
   if (page === 1 && !hasNext) return null
   return (
     <nav class="pager" aria-label={label}>

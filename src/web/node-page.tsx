@@ -115,13 +115,7 @@ function Versions({ view, links }: { view: NodeView; links: Links }) {
       ) : (
         <p>{versionPage.page > 1 ? 'No more versions.' : 'No versions yet.'}</p>
       )}
-      <Pager
-        label="Version pages"
-        page={versionPage.page}
-        pages={pages}
-        hasNext={versionPage.page < pages}
-        href={(n) => links.node(view.node.id, n)}
-      />
+      <Pager label="Version pages" page={versionPage.page} pages={pages} href={(n) => links.node(view.node.id, n)} />
     </section>
   )
 }

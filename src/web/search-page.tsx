@@ -99,13 +99,7 @@ export function Results({ found, links, query }: { found: Found; links: Links; q
           <a href={links.home(page.total > 0 ? { ...query, page: 1 } : {})}>{page.total > 0 ? 'Go to the first page' : 'Show all nodes'}</a>
         </p>
       )}
-      <Pager
-        label="Result pages"
-        page={page.page}
-        pages={page.totalPages}
-        hasNext={page.page < page.totalPages}
-        href={(n) => links.home({ ...query, page: n })}
-      />
+      <Pager label="Result pages" page={page.page} pages={page.totalPages} href={(n) => links.home({ ...query, page: n })} />
     </>
   )
 }
