@@ -41,7 +41,7 @@ export interface ListCacheOptions {
 
 export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
   const maxBytes = opts.maxBytes ?? RESPONSE_CACHE_MAX_BYTES
-  /** Oldest out first; once full, only answers asked for before lately come in. */
+  /** Oldest out first; once nearly full, only answers asked for lately come in. */
   const cache = new BoundedCache<Cached>(maxBytes)
   const cost = (key: string, e: Cached) => key.length + e.body.byteLength + e.ids.length * 8 + ENTRY_OVERHEAD
   const current = (e: Cached) => e.generation === opts.generation() && !opts.changedAfter(e.ids, e.sequence)
@@ -71,7 +71,7 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     const ids = listedNodes.get(c.req.raw)
     if (c.res.status !== 200 || !ids) return
     c.res.headers.set('vary', 'Accept-Encoding')
-    // Asked for the first time once the cache is full (most distinct searches): not copied at all.
+    // Asked for the first time once the cache is nearly full (most distinct searches): not copied at all.
     if (!cache.admits(key)) return
     const entry: Cached = { generation, sequence, ids, body: new Uint8Array(await c.res.clone().arrayBuffer()) }
     cache.set(key, entry, cost(key, entry))

@@ -69,7 +69,7 @@ export function createNodeJsonCache(
   maxBytes = NODE_JSON_MAX_BYTES,
   counts?: (ids: readonly string[]) => ReadonlyMap<string, number> | undefined,
 ): NodeJsonCache {
-  /** Oldest out first when the bytes run out; once full, only nodes asked for before lately come in. */
+  /** Oldest out first when the bytes run out; once nearly full, only nodes asked for lately come in. */
   const cache = new BoundedCache<Entry>(maxBytes)
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */

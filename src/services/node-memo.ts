@@ -1,7 +1,8 @@
 /**
  * Answers remembered per key until anything about their node changes (download counts aside), bounded by
- * bytes (src/bounded-cache.ts: oldest out first, and once nearly full only keys asked for lately). The node JSON cache's change sequence says what changed: every write reports its
- * nodes there (commitWrite), so nothing else needs to be told.
+ * bytes (src/bounded-cache.ts: oldest out first, and once nearly full only keys asked for lately). The node
+ * JSON cache's change sequence says what changed: every write reports its nodes there (commitWrite), so nothing
+ * else needs to be told.
  */
 import { BoundedCache } from '../bounded-cache'
 import type { NodeJsonCache } from './node-json'
