@@ -119,14 +119,15 @@ describe('GET /publishers and /publishers/{id}', () => {
     const alice = await addUser(t, 'alice')
     const ada = await addUser(t, 'ada', { admin: true })
     const T = '2026-01-01T00:00:00.000Z'
-    const ids = Array.from({ length: 2_001 }, (_, i) => `pub-${String(i).padStart(4, '0')}`)
+    // 2,005 in all, 5 banned: anyone else sees exactly two steps' worth, and the step after them is empty.
+    const ids = Array.from({ length: 2_005 }, (_, i) => `pub-${String(i).padStart(4, '0')}`)
     const banned = new Set(ids.filter((_, i) => i % 400 === 399))
     await insertRows(
       t.deps.db,
       'publishers',
       ids.map((id) => ({ id, name: `${id} name`, status: banned.has(id) ? 'banned' : 'active', created_at: T, updated_at: T })),
     )
-    const owned = [ids[0]!, ids[999]!, ids[1000]!, ids[2000]!]
+    const owned = [ids[0]!, ids[999]!, ids[1000]!, ids[2004]!]
     await insertRows(
       t.deps.db,
       'publisher_members',
