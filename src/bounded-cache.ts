@@ -114,8 +114,11 @@ export class BoundedCache<V> {
   private remember(hash: number): void {
     this.missed.add(hash)
     if (this.missed.size < this.round) return
+    // The two Sets swap, the older emptied: no new Set of up to 65,536 hashes each round.
+    const oldest = this.missedBefore
+    oldest.clear()
     this.missedBefore = this.missed
-    this.missed = new Set()
+    this.missed = oldest
     // Fixed for the round as it starts: the entries held may shrink meanwhile (a write dropping many).
     this.round = Math.min(MAX_ROUND, Math.max(MIN_ROUND, this.entries.size))
   }

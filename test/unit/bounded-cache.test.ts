@@ -88,6 +88,34 @@ test('grow counts more bytes for an entry, now the newest, evicting older ones b
   expect(cache.grow('gone', 1)).toBe(false)
 })
 
+test('the share where all come in is seven eighths exactly, and clear() keeps the misses remembered', () => {
+  const edge = new BoundedCache<string>(800)
+  edge.set('a', 'a', 699)
+  expect(edge.admits('x')).toBe(true)
+  edge.set('b', 'b', 1)
+  expect(edge.admits('y')).toBe(false)
+  const kept = filled(4, 100)
+  expect(kept.admits('before')).toBe(false)
+  kept.clear()
+  for (let i = 0; i < 4; i++) kept.set(`r${i}`, 'v', 100)
+  expect(kept.admits('before')).toBe(true)
+})
+
+test('a replacement too large for the bound drops the old value', () => {
+  const cache = filled(3, 100)
+  expect(cache.set('k1', 'new', 301)).toBe(false)
+  expect(cache.get('k1')).toBeUndefined()
+  expect(cache.bytes).toBe(200)
+})
+
+test('a round is 65,536 misses at most, however many entries are held', () => {
+  const many = filled(70_000)
+  for (let i = 0; i < 65_536; i++) many.admits(`a${i}`) // the first round; the next ones would be 70,000 long
+  expect(many.admits('late')).toBe(false)
+  for (let i = 0; i < 66_000; i++) many.admits(`b${i}`)
+  expect(many.admits('late')).toBe(false)
+})
+
 test('a cache of no bytes keeps nothing and admits nothing', () => {
   const none = new BoundedCache<string>(0)
   expect(none.admits('a')).toBe(false)

@@ -219,6 +219,20 @@ describe('list response cache', () => {
 })
 
 describe('search query cache', () => {
+  test('once nearly full, keeps a query asked for again', async () => {
+    const { db } = await store(200)
+    const search = createIndexedSearch(db, silentLog, { queryCacheBytes: 4000 })
+    await search.warm()
+    const ask = (text: string) => search.find({ search: text, includeBanned: false, offset: 0, limit: 10 })
+    for (let i = 0; i < 50; i++) await ask(`sprocket ${i}`)
+    expect(search.cacheBytes).toBeGreaterThanOrEqual((4000 * 7) / 8)
+    const before = search.cacheBytes
+    await ask('number 7') // a first miss: answered, not kept
+    expect(search.cacheBytes).toBe(before)
+    await ask('number 7') // asked again: kept
+    expect(search.cacheBytes).not.toBe(before)
+  })
+
   test('holds at most its bytes', async () => {
     const { db } = await store(200)
     const search = createIndexedSearch(db, silentLog, { queryCacheBytes: 4000 })
