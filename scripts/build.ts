@@ -4,10 +4,16 @@ import { mkdirSync } from 'node:fs'
 mkdirSync('dist', { recursive: true })
 const result = await Bun.build({
   // A Worker's script must be an entrypoint of its own to be embedded (Bun's docs on standalone executables).
-  entrypoints: ['src/main.ts', 'src/archive/inspect-worker.ts', 'src/search/store-search-worker.ts', 'src/store/checkpoint-worker.ts'],
+  entrypoints: [
+    'src/main.ts',
+    'src/archive/inspect-worker.ts',
+    'src/search/store-search-worker.ts',
+    'src/store/checkpoint-worker.ts',
+    'src/store/download-writer-worker.ts',
+  ],
   // Flat names put the workers beside main in the executable's file system, where
   // new URL('./inspect-worker.ts', import.meta.url) in src/archive/inspect.ts finds it, as it does from source
-  // (and src/search/store-search-thread.ts and src/store/checkpointer.ts their own).
+  // (and src/search/store-search-thread.ts, src/store/checkpointer.ts and src/store/download-writer.ts their own).
   naming: { entry: '[name].[ext]' },
   compile: { outfile: 'dist/registry-mirror' },
   minify: true,

@@ -26,6 +26,7 @@ import { dropRateWindows } from './store/shared-state'
 import { followStore } from './services/store-follower'
 import { openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
+import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
 import { fillDocumentsInBackground } from './services/document-fill'
 
@@ -141,13 +142,16 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       unclaimedPublisherId: config['unclaimed-publisher-id'],
     },
   } as Omit<Deps, 'downloads'> as Deps
-  deps.downloads = createDownloadCounter(deps)
+  // The counts are written by a thread of their own on a SQLite file (see store/download-writer.ts).
+  const downloadWriter = startDownloadWriter(db, backends.sqlitePath)
+  deps.downloads = createDownloadCounter(deps, downloadWriter)
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
   const problems = config.fixture === undefined ? undefined : await loadFixtureFile(deps, config.fixture)
   if (problems) {
     for (const line of problems) io.err(line)
     await server.stop(true)
     search.close()
+    await downloadWriter.stop()
     await db.destroy()
     removeTemporary()
     return 2
@@ -198,6 +202,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
   await deps.downloads.stop() // the counts of the last interval, after the last request
+  await downloadWriter.stop()
   search.close()
   await (await filling)?.stop()
   await checkpointer?.stop()

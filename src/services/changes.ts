@@ -6,11 +6,13 @@
  */
 import type { Store } from '../store/db'
 import { appendChanges, insertAudit } from '../store/changes'
+import type { DownloadWriter } from '../store/download-writer'
 import type { ChangeKind } from '../store/schema'
 import type { Actor } from './access'
 import { timestamp, type Deps } from './deps'
 import { writeDocuments } from './node-documents'
 import { ownSerials } from './own-serials'
+import { inWriteTurn } from './write-turn'
 
 export interface AuditEntry {
   action: string
@@ -34,8 +36,6 @@ export interface Write {
    * stored document per node; said wrongly, the node's stored document stays out of date.
    */
   version(id: string, nodeId: string, opts?: { nodeUnchanged?: boolean }): void
-  /** Only the node's download count changed, to `downloads`: fed like node(), but rendered nodes are kept. */
-  counted(id: string, downloads: number): void
   /** Records who did what, in the same transaction. Never pass a credential. */
   audit(actor: Actor | undefined, entry: AuditEntry): void
 }
@@ -52,63 +52,79 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
   const versions = new Set<string>()
   /** Nodes whose rendering did not change, but one of whose versions did (what install and download answers hold). */
   const versionNodes = new Set<string>()
-  const counts = new Map<string, number>()
-  const result = await deps.db.transaction().execute(async (trx) => {
-    const audits: Parameters<typeof insertAudit>[1][number][] = []
-    const w: Write = {
-      db: trx,
-      now,
-      node: (id) => nodes.add(id),
-      publisher: (id) => publishers.add(id),
-      version(id, nodeId, opts) {
-        versions.add(id)
-        if (!opts?.nodeUnchanged) nodes.add(nodeId)
-        else versionNodes.add(nodeId)
-      },
-      counted: (id, downloads) => counts.set(id, downloads),
-      audit(actor, e) {
-        audits.push({
-          at: now,
-          actor_id: actor?.user?.id ?? null,
-          actor_address: actor?.address ?? '',
-          action: e.action,
-          target_kind: e.targetKind,
-          target_id: e.targetId,
-          before_json: json(e.before),
-          after_json: json(e.after),
-        })
-      },
-    }
-    const value = await work(w)
-    // The changed nodes' documents, from the rows as this write leaves them (a publisher shows in them when served).
-    await writeDocuments(trx, [...nodes])
-    const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
-    const countedOnly = new Set([...counts.keys()].filter((id) => !nodes.has(id)))
-    const fed = [
-      ...touched('publisher', publishers),
-      ...touched('node', nodes),
-      ...touched('node', countedOnly),
-      ...touched('version', versions),
-    ]
-    const serials = await appendChanges(trx, fed, now)
-    await insertAudit(trx, audits)
-    return { value, serials }
+  const result = await inWriteTurn(deps.db, async () => {
+    const committed = await deps.db.transaction().execute(async (trx) => {
+      const audits: Parameters<typeof insertAudit>[1][number][] = []
+      const w: Write = {
+        db: trx,
+        now,
+        node: (id) => nodes.add(id),
+        publisher: (id) => publishers.add(id),
+        version(id, nodeId, opts) {
+          versions.add(id)
+          if (!opts?.nodeUnchanged) nodes.add(nodeId)
+          else versionNodes.add(nodeId)
+        },
+        audit(actor, e) {
+          audits.push({
+            at: now,
+            actor_id: actor?.user?.id ?? null,
+            actor_address: actor?.address ?? '',
+            action: e.action,
+            target_kind: e.targetKind,
+            target_id: e.targetId,
+            before_json: json(e.before),
+            after_json: json(e.after),
+          })
+        },
+      }
+      const value = await work(w)
+      // The changed nodes' documents, from the rows as this write leaves them (a publisher shows in them when served).
+      await writeDocuments(trx, [...nodes])
+      const touched = (kind: ChangeKind, ids: Set<string>) => [...ids].map((id) => ({ kind, id }))
+      const fed = [...touched('publisher', publishers), ...touched('node', nodes), ...touched('version', versions)]
+      const serials = await appendChanges(trx, fed, now)
+      await insertAudit(trx, audits)
+      return { value, serials }
+    })
+    // After the commit only (serials of a rolled-back write are given again, maybe to another process's write), and
+    // in the turn: the store's follower reads the feed in a turn of its own, so it never sees them unrecorded.
+    if (committed.serials) ownSerials.record(deps.db, committed.serials)
+    return committed
   })
-  // After the commit only: serials of a rolled-back write are given again, maybe to another process's write.
-  if (result.serials) ownSerials.record(deps.db, result.serials)
-  for (const id of nodes) {
-    counts.delete(id)
-    versionNodes.delete(id)
-  }
+  for (const id of nodes) versionNodes.delete(id)
   if (versionNodes.size) deps.nodeJson.versionsChanged([...versionNodes])
   try {
-    await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers], counts })
+    await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers] })
   } catch (err) {
-    // The write is in the store: whoever retries a failed write must not write this one again.
-    if (err instanceof Error) Object.assign(err, { [COMMITTED]: true })
-    throw err
+    throw markCommitted(err)
   }
   return result.value
+}
+
+/**
+ * Download counts, written by `writer` (in a thread of its own on a SQLite file: store/download-writer.ts) in a write
+ * turn, then applied as commitWrite applies its changes: the index takes the new counts, rendered nodes keep their
+ * text and take the numbers. The nodes are fed as changed, for other instances and mirrors.
+ */
+export async function commitCounts(deps: WriteDeps, counts: ReadonlyMap<string, number>, writer: DownloadWriter): Promise<void> {
+  const now = timestamp(deps)
+  const { totals } = await inWriteTurn(deps.db, async () => {
+    const written = await writer.write(counts, now)
+    if (written.serials) ownSerials.record(deps.db, written.serials)
+    return written
+  })
+  try {
+    await applyChanges(deps, { nodes: [], publishers: [], counts: totals })
+  } catch (err) {
+    throw markCommitted(err)
+  }
+}
+
+/** The write is in the store: whoever retries a failed write must not write this one again. */
+function markCommitted(err: unknown): unknown {
+  if (err instanceof Error) Object.assign(err, { [COMMITTED]: true })
+  return err
 }
 
 const COMMITTED = Symbol('committed')

@@ -7,6 +7,7 @@ import type { Store } from '../store/db'
 import { nodesWithoutDocument } from '../store/node-documents'
 import type { Log } from '../log'
 import { DOCUMENT_FORMAT, writeDocuments } from './node-documents'
+import { inWriteTurn } from './write-turn'
 
 /** Nodes per batch: a transaction of a few milliseconds between two turns of the event loop. */
 const FILL_BATCH = 100
@@ -22,7 +23,7 @@ export async function fillMissingDocuments(db: Store, stopped: () => boolean = (
     const page: { ids: string[]; next?: string } = await nodesWithoutDocument(db, DOCUMENT_FORMAT, after)
     for (let i = 0; i < page.ids.length && !stopped(); i += FILL_BATCH) {
       const batch = page.ids.slice(i, i + FILL_BATCH)
-      await db.transaction().execute((trx) => writeDocuments(trx, batch))
+      await inWriteTurn(db, () => db.transaction().execute((trx) => writeDocuments(trx, batch)))
       written += batch.length
       await breathe()
     }

@@ -1,11 +1,12 @@
 /**
  * Download counts: an install adds one in memory; the counts are written to the store in one transaction at
- * most every interval and at shutdown. A crash loses at most the counts of that interval. A flush goes through
- * commitWrite like any write (the change feed tells other instances and mirrors), but as a count change: the
- * caches keep every rendered node and only take the new numbers.
+ * most every interval and at shutdown. A crash loses at most the counts of that interval. A flush is fed like any
+ * write (the change feed tells other instances and mirrors), but as a count change: the caches keep every rendered
+ * node and only take the new numbers. The server's flushes are written in a thread of their own on a SQLite file
+ * (store/download-writer.ts).
  */
-import { addDownloads } from '../store/nodes'
-import { commitWrite, failedAfterCommit, type WriteDeps } from './changes'
+import { sameThreadWriter, type DownloadWriter } from '../store/download-writer'
+import { commitCounts, failedAfterCommit, type WriteDeps } from './changes'
 import type { Deps } from './deps'
 
 export const DOWNLOAD_FLUSH_MS = 1000
@@ -23,7 +24,11 @@ export interface DownloadCounter {
   readonly pending: number
 }
 
-export function createDownloadCounter(deps: WriteDeps & Pick<Deps, 'log'>): DownloadCounter {
+/** `writer`: where the batches are written (by default on the store's own handle). */
+export function createDownloadCounter(
+  deps: WriteDeps & Pick<Deps, 'log'>,
+  writer: DownloadWriter = sameThreadWriter(deps.db),
+): DownloadCounter {
   let counts = new Map<string, number>()
   let pending = 0
   let timer: ReturnType<typeof setInterval> | undefined
@@ -37,9 +42,7 @@ export function createDownloadCounter(deps: WriteDeps & Pick<Deps, 'log'>): Down
     counts = new Map()
     pending = 0
     try {
-      await commitWrite(deps, async (w) => {
-        for (const [id, total] of await addDownloads(w.db, taken)) w.counted(id, total)
-      })
+      await commitCounts(deps, taken, writer)
     } catch (err) {
       if (failedAfterCommit(err)) {
         // Stored: only the index or the caches could not take the new counts (they come right with the next change).

@@ -9,6 +9,7 @@ import { listVersionsByIds } from '../store/versions'
 import { applyChanges } from './changes'
 import type { Deps } from './deps'
 import { ownSerials } from './own-serials'
+import { inWriteTurn } from './write-turn'
 
 const BATCH = 5000
 /** Listening again after the connection that held LISTEN failed (the database restarted, say). */
@@ -30,7 +31,8 @@ export async function followStore(deps: Pick<Deps, 'db' | 'search' | 'nodeJson' 
 
   async function catchUp() {
     for (;;) {
-      const read = await listChanges(deps.db, seen, BATCH)
+      // In a write turn: a write of this process that committed has recorded its serials by then.
+      const read = await inWriteTurn(deps.db, () => listChanges(deps.db, seen, BATCH))
       if (!read.length) return
       // This process's own writes were applied when they were made.
       const rows = read.filter((r) => !ownSerials.has(deps.db, r.serial))

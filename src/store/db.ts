@@ -33,7 +33,19 @@ export async function openStore(location: string, opts: { poolSize?: number } = 
 
 /** The store on an open SQLite database (a file, or one in memory such as a deserialized copy), migrated. */
 export async function storeOn(sqlite: Database): Promise<Store> {
-  // First, so that every later statement waits for another process's lock instead of failing at once.
+  return migrated(sqliteStore(sqlite))
+}
+
+/**
+ * A second handle that writes to an existing store file beside the main one (for a worker thread): the same pragmas,
+ * no migration (the process that opened the store first has migrated it).
+ */
+export function openStoreWriter(path: string): Store {
+  return sqliteStore(new Database(path, { strict: true }))
+}
+
+function sqliteStore(sqlite: Database): Store {
+  // First, so that every later statement waits for another connection's lock instead of failing at once.
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA foreign_keys = ON')
@@ -41,7 +53,7 @@ export async function storeOn(sqlite: Database): Promise<Store> {
   // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
   // not in temporary files: a mirror's bulk inserts otherwise write hundreds of MB to /var/tmp for nothing.
   sqlite.run('PRAGMA temp_store = MEMORY')
-  return migrated(new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) }))
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
 }
 
 async function migrated(db: Store): Promise<Store> {

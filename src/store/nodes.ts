@@ -130,31 +130,6 @@ export async function setLatestVersion(db: Store, nodeId: string, latest: Pick<V
     .execute()
 }
 
-/** Adds `count` downloads to a node; its new total, or undefined when the node is gone. */
-const addToNodes = preparedList<{ count: number }, { id: string; downloads: number }>((db, p, ids) =>
-  db
-    .updateTable('nodes')
-    .set((eb) => ({ downloads: eb('downloads', '+', p.count as unknown as number) }))
-    .where('id', 'in', ids)
-    .returning(['id', 'downloads']),
-)
-
-/**
- * Adds downloads to nodes, one statement per distinct count (most nodes of a flush have one or two); returns each
- * node's new total (unknown ids are left out).
- */
-export async function addDownloads(db: Store, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
-  const byCount = new Map<number, string[]>()
-  for (const [id, n] of counts) {
-    const ids = byCount.get(n)
-    if (ids) ids.push(id)
-    else byCount.set(n, [id])
-  }
-  const totals = new Map<string, number>()
-  for (const [count, ids] of byCount) for (const row of await addToNodes(db, { count }, ids)) totals.set(row.id, row.downloads)
-  return totals
-}
-
 type NodeStatus = NodeRow['status']
 
 /** One page of a publisher's node ids in id order, and how many there are in all. */

@@ -1,0 +1,152 @@
+/**
+ * The download writer thread: a SQLite store's batches of counts are written by another connection in another
+ * thread, taking turns with this process's writes, and its feed entries are known as this process's own.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { KyselyPlugin } from 'kysely'
+import { silentLog } from '../../src/log'
+import { createIndexedSearch } from '../../src/search/indexed-search'
+import { commitWrite } from '../../src/services/changes'
+import { createDownloadCounter } from '../../src/services/downloads'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { followStore } from '../../src/services/store-follower'
+import { listChanges } from '../../src/store/changes'
+import { openStore, type Store } from '../../src/store/db'
+import { startDownloadWriter, type DownloadWriter } from '../../src/store/download-writer'
+import { seedNodes } from '../support/seed'
+import { tempDirs } from '../support/tmp'
+
+const dirs = tempDirs('download-writer')
+const opened: { db: Store; writer?: DownloadWriter }[] = []
+afterEach(async () => {
+  for (const { db, writer } of opened.splice(0)) {
+    await writer?.stop()
+    await db.destroy()
+  }
+  dirs.cleanup()
+})
+
+/** Statements on the nodes table through this process's own handle. */
+function watchNodeWrites() {
+  const seen = { updates: 0 }
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      if (args.node.kind === 'UpdateQueryNode' && JSON.stringify(args.node).includes('"nodes"')) seen.updates++
+      return args.node
+    },
+    transformResult: async (args) => args.result,
+  }
+  return { seen, plugin }
+}
+
+/** A store file with nodes a and b, its index and caches, and a counter writing through `writerPath` (the file, or not). */
+async function world(writerPath?: (file: string) => string) {
+  const path = join(dirs.make(), 'registry.db')
+  const base = await openStore(path)
+  await seedNodes(base, [
+    { id: 'a', description: 'sprocket', downloads: 5 },
+    { id: 'b', description: 'flywheel', downloads: 7 },
+  ])
+  const { seen, plugin } = watchNodeWrites()
+  const db = base.withPlugin(plugin)
+  const writer = startDownloadWriter(db, writerPath ? writerPath(path) : path)
+  opened.push({ db: base, writer })
+  const search = createIndexedSearch(db, silentLog)
+  await search.warm()
+  const nodeJson = createNodeJsonCache(db, 'http://x')
+  const deps = { db, search, nodeJson, log: silentLog, now: () => new Date('2026-01-01T00:00:00Z') }
+  const counter = createDownloadCounter(deps, writer)
+  const stored = async (id: string) =>
+    (await base.selectFrom('nodes').select('downloads').where('id', '=', id).executeTakeFirstOrThrow()).downloads
+  const served = async (id: string) => JSON.parse((await nodeJson.render([id]))[0]!).downloads as number
+  return { path, base, db, deps, seen, writer, counter, search, nodeJson, stored, served }
+}
+
+describe('the download writer thread', () => {
+  test("writes a batch on its own connection: this process's handle runs no update, and the index, caches and feed follow", async () => {
+    const { base, seen, counter, search, stored, served } = await world()
+    expect(await served('a')).toBe(5)
+    const serial = (await listChanges(base, 0, 1000)).at(-1)?.serial ?? 0
+    for (let i = 0; i < 3; i++) counter.count('a')
+    counter.count('b')
+    counter.count('ghost') // gone since: dropped
+    await counter.flush()
+    expect(counter.pending).toBe(0)
+    expect(seen.updates).toBe(0)
+    expect([await stored('a'), await stored('b')]).toEqual([8, 8])
+    expect([await served('a'), await served('b')]).toEqual([8, 8])
+    expect((await search.find({ includeBanned: false, offset: 0, limit: 10 })).ids).toEqual(['a', 'b'])
+    const fed = await listChanges(base, serial, 100)
+    expect(fed.map((c) => `${c.kind}:${c.entity_id}`).sort()).toEqual(['node:a', 'node:b'])
+  })
+
+  test("its feed entries are this process's own: the store's follower does not apply them again", async () => {
+    const { deps, counter, nodeJson, served } = await world()
+    const follower = await followStore(deps, 60_000)
+    follower.stop()
+    expect(await served('a')).toBe(5)
+    counter.count('a')
+    await counter.flush()
+    const before = nodeJson.sequence
+    await follower.poll()
+    expect(nodeJson.sequence).toBe(before) // nothing applied: the rendered node is kept
+    expect(await served('a')).toBe(6)
+  })
+
+  test("this process's writes that read before they write take turns with the thread's batches: none fails", async () => {
+    const { counter, deps, stored } = await world()
+    const writes: Promise<unknown>[] = []
+    const flushes: Promise<void>[] = []
+    for (let i = 0; i < 40; i++) {
+      counter.count('a')
+      flushes.push(counter.flush())
+      writes.push(
+        commitWrite(deps, async (w) => {
+          const row = await w.db.selectFrom('nodes').select('description').where('id', '=', 'b').executeTakeFirstOrThrow()
+          await Bun.sleep(1) // the thread's batch would commit here, were it not waiting its turn
+          await w.db
+            .updateTable('nodes')
+            .set({ description: `${row.description}+` })
+            .where('id', '=', 'b')
+            .execute()
+          w.node('b')
+        }),
+      )
+    }
+    const results = await Promise.allSettled(writes)
+    await Promise.all(flushes)
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([])
+    expect(counter.pending).toBe(0)
+    expect(await stored('a')).toBe(45)
+    const b = await deps.db.selectFrom('nodes').select('description').where('id', '=', 'b').executeTakeFirstOrThrow()
+    expect(b.description).toBe(`flywheel${'+'.repeat(40)}`)
+  })
+
+  test('a thread that cannot open the store fails its batch, which is kept; later batches are written on this handle', async () => {
+    // A directory is no database: the thread fails at its start.
+    const { counter, seen, stored } = await world((file) => join(file, '..'))
+    counter.count('a')
+    counter.count('a')
+    await counter.flush()
+    for (let i = 0; i < 100 && counter.pending; i++) {
+      await Bun.sleep(5)
+      await counter.flush()
+    }
+    expect(counter.pending).toBe(0)
+    expect(await stored('a')).toBe(7)
+    expect(seen.updates).toBeGreaterThan(0) // on this process's handle
+  })
+
+  test('stop() closes its connection: the store closed after it leaves no log behind', async () => {
+    const { path, counter, stored } = await world()
+    counter.count('b')
+    await counter.stop()
+    expect(await stored('b')).toBe(8)
+    const { db, writer } = opened.pop()!
+    await writer!.stop()
+    await db.destroy()
+    expect(existsSync(`${path}-wal`)).toBe(false)
+  })
+})
