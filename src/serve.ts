@@ -142,8 +142,9 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       unclaimedPublisherId: config['unclaimed-publisher-id'],
     },
   } as Omit<Deps, 'downloads'> as Deps
-  // The counts are written by a thread of their own on a SQLite file (see store/download-writer.ts).
-  const downloadWriter = startDownloadWriter(db, backends.sqlitePath)
+  // The counts are written by a thread of their own on a SQLite file (see store/download-writer.ts); a read-only
+  // registry counts nothing.
+  const downloadWriter = startDownloadWriter(db, config['read-only'] ? undefined : backends.sqlitePath)
   deps.downloads = createDownloadCounter(deps, downloadWriter)
   // Before "listening" is printed, so that a client that waits for that line finds the fixture's data.
   const problems = config.fixture === undefined ? undefined : await loadFixtureFile(deps, config.fixture)
