@@ -112,7 +112,7 @@ export function readAhead(
  * Reads another registry-mirror's feed after `first`, ahead of its use. Each page is asked for as soon as the
  * envelope of the one before is read, before that one's entities are checked: the upstream renders it while
  * this thread checks and applies. (Read in this thread: a worker's parse and check would cost less here than
- * handing its pages over, which on a busy machine slowed a sync down; see the README's benchmarks.)
+ * handing its pages over, which on a busy machine slowed a sync down; see docs/benchmarks.md.)
  */
 export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems, opts: { ahead: number; now: () => string }): FeedReader {
   const stop = new AbortController()
