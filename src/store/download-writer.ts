@@ -39,11 +39,13 @@ export function startDownloadWriter(db: Store, path: string | undefined): Downlo
   let nextId = 0
   let failed = false
   let closed: (() => void) | undefined
+  /** Set by the first stop(); the thread is kept referenced from then on, until it ends. */
+  let stopping: Promise<void> | undefined
 
   const settle = (id: number) => {
     const entry = waiting.get(id)
     waiting.delete(id)
-    if (!waiting.size) worker.unref()
+    if (!waiting.size && !stopping) worker.unref()
     return entry
   }
   worker.addEventListener('message', (event: MessageEvent<DownloadWriterReply>) => {
@@ -73,15 +75,19 @@ export function startDownloadWriter(db: Store, path: string | undefined): Downlo
         send({ write: { id, counts: [...counts], now } })
       })
     },
-    async stop() {
-      if (!failed) {
-        worker.ref()
-        await new Promise<void>((resolve) => {
-          closed = resolve
-          send({ close: true })
-        })
-      }
-      worker.terminate()
+    stop() {
+      // Once: a second call waits for the first (a second close would take the first one's answer).
+      stopping ??= (async () => {
+        if (!failed) {
+          worker.ref()
+          await new Promise<void>((resolve) => {
+            closed = resolve
+            send({ close: true })
+          })
+        }
+        worker.terminate()
+      })()
+      return stopping
     },
   }
 }

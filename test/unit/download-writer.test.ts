@@ -139,6 +139,15 @@ describe('the download writer thread', () => {
     expect(seen.updates).toBeGreaterThan(0) // on this process's handle
   })
 
+  test('stop() twice, or twice at once, ends every call', async () => {
+    const { writer, counter, stored } = await world()
+    counter.count('a')
+    await counter.flush()
+    await Promise.all([writer.stop(), writer.stop()])
+    await writer.stop()
+    expect(await stored('a')).toBe(6)
+  })
+
   test('stop() closes its connection: the store closed after it leaves no log behind', async () => {
     const { path, counter, stored } = await world()
     counter.count('b')
