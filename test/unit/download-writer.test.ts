@@ -9,6 +9,7 @@ import type { KyselyPlugin } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { commitWrite } from '../../src/services/changes'
+import { fillMissingDocuments } from '../../src/services/document-fill'
 import { createDownloadCounter } from '../../src/services/downloads'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { followStore } from '../../src/services/store-follower'
@@ -39,6 +40,30 @@ function watchNodeWrites() {
     transformResult: async (args) => args.result,
   }
   return { seen, plugin }
+}
+
+/** Lets what waits on promises alone run to its end (bun:sqlite answers without a turn of the event loop). */
+const settled = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * `writer`, whose batches, once committed, are answered only when release() is called: the batch is in the store,
+ * its feed serials not yet known as this process's own, and its write turn not over.
+ */
+function held(writer: DownloadWriter) {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let committed!: () => void
+  const inStore = new Promise<void>((resolve) => (committed = resolve))
+  const gated: DownloadWriter = {
+    async write(counts, now) {
+      const written = await writer.write(counts, now)
+      committed()
+      await released
+      return written
+    },
+    stop: () => writer.stop(),
+  }
+  return { gated, inStore, release }
 }
 
 /** A store file with nodes a and b, its index and caches, and a counter writing through `writerPath` (the file, or not). */
@@ -139,6 +164,42 @@ describe('the download writer thread', () => {
     expect(seen.updates).toBeGreaterThan(0) // on this process's handle
   })
 
+  test("the store's follower reads the feed in a turn: a batch committed but not yet answered is not taken for another process's", async () => {
+    const { deps, writer, nodeJson, served } = await world()
+    const { gated, inStore, release } = held(writer)
+    const counter = createDownloadCounter(deps, gated)
+    const follower = await followStore(deps, 60_000)
+    follower.stop()
+    expect(await served('a')).toBe(5)
+    counter.count('a')
+    const flushed = counter.flush()
+    await inStore
+    const before = nodeJson.sequence
+    const polled = follower.poll()
+    await settled() // a follower reading outside the turn has read the batch's entries by now
+    release()
+    await Promise.all([flushed, polled])
+    expect(nodeJson.contentChangedAfter('a', before)).toBe(false) // its count taken, not applied as a change
+    expect(await served('a')).toBe(6)
+  })
+
+  test('the document fill writes in a turn: not while a batch is in hand', async () => {
+    const { deps, base, writer } = await world()
+    const documents = async () => (await base.selectFrom('node_documents').select('node_id').execute()).length
+    const { gated, inStore, release } = held(writer)
+    const counter = createDownloadCounter(deps, gated)
+    counter.count('a')
+    const flushed = counter.flush()
+    await inStore
+    const filled = fillMissingDocuments(deps.db)
+    await settled()
+    expect(await documents()).toBe(0)
+    release()
+    expect(await filled).toBe(2)
+    await flushed
+    expect(await documents()).toBe(2)
+  })
+
   test('stop() twice, or twice at once, ends every call', async () => {
     const { writer, counter, stored } = await world()
     counter.count('a')
@@ -147,6 +208,28 @@ describe('the download writer thread', () => {
     await writer.stop()
     expect(await stored('a')).toBe(6)
   })
+
+  test('a batch in hand keeps the process alive until it is written, and then the thread does not', async () => {
+    const dir = dirs.make()
+    const path = join(dir, 'registry.db')
+    const db = await openStore(path)
+    await seedNodes(db, [{ id: 'a', downloads: 5 }])
+    await db.destroy()
+    // Nothing else keeps this process alive: no stop(), no timer, no server.
+    const script = [
+      `import { openStore } from ${JSON.stringify(join(import.meta.dir, '../../src/store/db'))}`,
+      `import { startDownloadWriter } from ${JSON.stringify(join(import.meta.dir, '../../src/store/download-writer'))}`,
+      `const db = await openStore(process.argv[2])`,
+      `const writer = startDownloadWriter(db, process.argv[2])`,
+      `void writer.write(new Map([['a', 1]]), '2026-01-01T00:00:00.000Z').then((w) => console.log(JSON.stringify([...w.totals])))`,
+    ].join('\n')
+    const file = join(dir, 'write.ts')
+    await Bun.write(file, script)
+    // A thread that kept the process alive after its batch is ended here (the test then fails on its exit code).
+    const proc = Bun.spawn([process.execPath, file, path], { stdout: 'pipe', stderr: 'pipe', timeout: 10_000 })
+    const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+    expect({ code, out, err }).toEqual({ code: 0, out: '[["a",6]]\n', err: '' })
+  }, 15_000)
 
   test('stop() closes its connection: the store closed after it leaves no log behind', async () => {
     const { path, counter, stored } = await world()
