@@ -23,8 +23,11 @@ export interface Checkpointer {
   stop(): Promise<void>
 }
 
-/** The writer's own checkpoints (on its thread) only once the log passes this many pages: 64 MiB of 4 KiB pages. */
-const WRITER_CHECKPOINT_PAGES = 16384
+/**
+ * The writers' own checkpoints (on their threads: the store's handle, and the download writer's) only once the log
+ * passes this many pages: 64 MiB of 4 KiB pages.
+ */
+export const WRITER_CHECKPOINT_PAGES = 16384
 
 /**
  * Checkpoints in another thread for the SQLite store at `path` (none for PostgreSQL: no path). The writer still

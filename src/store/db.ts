@@ -38,10 +38,14 @@ export async function storeOn(sqlite: Database): Promise<Store> {
 
 /**
  * A second handle that writes to an existing store file beside the main one (for a worker thread): the same pragmas,
- * no migration (the process that opened the store first has migrated it).
+ * no migration (the process that opened the store first has migrated it). `autocheckpointPages`: the log size past
+ * which its commits copy the log themselves (SQLite's default, 1,000 pages, is a copy after nearly every large commit).
  */
-export function openStoreWriter(path: string): Store {
-  return sqliteStore(new Database(path, { strict: true }))
+export function openStoreWriter(path: string, opts: { autocheckpointPages?: number } = {}): Store {
+  const sqlite = new Database(path, { strict: true })
+  const store = sqliteStore(sqlite)
+  if (opts.autocheckpointPages !== undefined) sqlite.run(`PRAGMA wal_autocheckpoint = ${Math.trunc(opts.autocheckpointPages)}`)
+  return store
 }
 
 function sqliteStore(sqlite: Database): Store {

@@ -2,6 +2,7 @@
  * Worker entry (see download-writer.ts): a second connection to a SQLite store that writes the server's batches of
  * download counts, so that the server's thread neither runs those statements nor waits for their commit.
  */
+import { WRITER_CHECKPOINT_PAGES } from './checkpointer'
 import { openStoreWriter, type Store } from './db'
 import { writeDownloadCounts } from './download-counts'
 
@@ -32,7 +33,9 @@ async function write({ id, counts, now }: { id: number; counts: [string, number]
 
 self.onmessage = (event: MessageEvent<DownloadWriterRequest>) => {
   const message = event.data
-  if ('open' in message) db = openStoreWriter(message.open)
+  // Its batches' log is copied by the checkpoint thread (checkpointer.ts), as the store's handle's is: a copy after its
+  // commit would hold up the write turn of this process's other writes.
+  if ('open' in message) db = openStoreWriter(message.open, { autocheckpointPages: WRITER_CHECKPOINT_PAGES })
   else if ('write' in message) queue = queue.then(() => write(message.write))
   else
     queue = queue.then(async () => {

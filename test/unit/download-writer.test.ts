@@ -3,9 +3,9 @@
  * thread, taking turns with this process's writes, and its feed entries are known as this process's own.
  */
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { KyselyPlugin } from 'kysely'
+import { sql, type KyselyPlugin } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { commitWrite } from '../../src/services/changes'
@@ -230,6 +230,27 @@ describe('the download writer thread', () => {
     const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
     expect({ code, out, err }).toEqual({ code: 0, out: '[["a",6]]\n', err: '' })
   }, 15_000)
+
+  test("leaves the log's copy to the checkpoint thread: its commits do not copy it at SQLite's 1,000 pages", async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const db = await openStore(path)
+    const ids = Array.from({ length: 3000 }, (_, i) => `node-${String(i).padStart(4, '0')}`)
+    await seedNodes(
+      db,
+      ids.map((id) => ({ id })),
+    )
+    const writer = startDownloadWriter(db, path)
+    opened.push({ db, writer })
+    await sql`pragma wal_checkpoint(truncate)`.execute(db)
+    const { page_size } = (await sql<{ page_size: number }>`pragma page_size`.execute(db)).rows[0]!
+    // A log that is copied is written again from its start: its file stops growing. The log of one batch of every
+    // node, copied nowhere, grows by as much at each batch.
+    const frames = () => (statSync(`${path}-wal`).size - 32) / (page_size + 24)
+    await writer.write(new Map(ids.map((id) => [id, 1])), '2026-01-01T00:00:00.000Z')
+    const batch = frames()
+    for (let i = 0; i < Math.ceil(1000 / batch) + 2; i++) await writer.write(new Map(ids.map((id) => [id, 1])), '2026-01-01T00:00:00.000Z')
+    expect(frames()).toBeGreaterThan(1000 + 2 * batch)
+  })
 
   test('stop() closes its connection: the store closed after it leaves no log behind', async () => {
     const { path, counter, stored } = await world()
