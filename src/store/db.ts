@@ -4,13 +4,13 @@
  */
 import { Database } from 'bun:sqlite'
 import { chmodSync } from 'node:fs'
-import { Kysely, PostgresAdapter, sql, SqliteDialect, type RawBuilder } from 'kysely'
+import { Kysely, PostgresAdapter, sql, type RawBuilder } from 'kysely'
 import type { SQL } from 'bun'
 import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
 import { isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
-import { adaptBunSqlite } from './sqlite-adapter'
+import { bunSqliteDialect } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
@@ -57,7 +57,7 @@ function sqliteStore(sqlite: Database): Store {
   // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
   // not in temporary files: a mirror's bulk inserts otherwise write hundreds of MB to /var/tmp for nothing.
   sqlite.run('PRAGMA temp_store = MEMORY')
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+  return new Kysely<DB>({ dialect: bunSqliteDialect(sqlite) })
 }
 
 async function migrated(db: Store): Promise<Store> {
@@ -84,7 +84,7 @@ export function openStoreReader(path: string): Store {
   const sqlite = new Database(path, { readonly: true, strict: true })
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run(`PRAGMA mmap_size = ${READER_MMAP_BYTES}`)
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+  return new Kysely<DB>({ dialect: bunSqliteDialect(sqlite) })
 }
 
 /**

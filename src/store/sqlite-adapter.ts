@@ -1,6 +1,15 @@
-/** Gives bun:sqlite the better-sqlite3 shape that Kysely's built-in SqliteDialect expects. */
+/** Gives bun:sqlite the better-sqlite3 shape that Kysely's built-in SqliteDialect expects, and its transactions IMMEDIATE. */
 import type { Database } from 'bun:sqlite'
-import type { SqliteDatabase, SqliteStatement } from 'kysely'
+import {
+  CompiledQuery,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteStatement,
+  type TransactionSettings,
+} from 'kysely'
 
 type Param = string | number | bigint | boolean | null | Uint8Array
 
@@ -53,5 +62,26 @@ export function adaptBunSqlite(sqlite: Database): SqliteDatabase {
         iterate: (params) => stmt.iterate(...args(params)),
       }
     },
+  }
+}
+
+/**
+ * Kysely's SQLite dialect on bun:sqlite, its transactions begun IMMEDIATE unless declared read-only: the write lock
+ * is taken (or waited for, up to the busy timeout) before the transaction reads. Begun DEFERRED, a transaction that
+ * read and then wrote failed at once, `database is locked` with no wait, whenever another connection (a command
+ * beside the server, another instance, the download writer thread) committed between its read and its write.
+ */
+export function bunSqliteDialect(sqlite: Database): SqliteDialect {
+  const config = { database: adaptBunSqlite(sqlite) }
+  return new (class extends SqliteDialect {
+    override createDriver(): Driver {
+      return new ImmediateSqliteDriver(config)
+    }
+  })(config)
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(settings?.accessMode === 'read only' ? 'begin' : 'begin immediate'))
   }
 }

@@ -183,6 +183,27 @@ describe('the download writer thread', () => {
     expect(await served('a')).toBe(6)
   })
 
+  test("this process's writes wait on a promise while a batch is in hand: the event loop is not held waiting for the lock", async () => {
+    const { deps, writer } = await world()
+    const { gated, inStore, release } = held(writer)
+    const counter = createDownloadCounter(deps, gated)
+    counter.count('a')
+    const flushed = counter.flush()
+    await inStore
+    let began = false
+    const write = commitWrite(deps, async (w) => {
+      began = true
+      await w.db.updateTable('nodes').set({ description: 'gearbox' }).where('id', '=', 'b').execute()
+      w.node('b')
+    })
+    await settled()
+    expect(began).toBe(false)
+    release()
+    await write
+    await flushed
+    expect(began).toBe(true)
+  })
+
   test('the document fill writes in a turn: not while a batch is in hand', async () => {
     const { deps, base, writer } = await world()
     const documents = async () => (await base.selectFrom('node_documents').select('node_id').execute()).length

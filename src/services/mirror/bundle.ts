@@ -62,48 +62,52 @@ export async function exportBundle(deps: Deps, since: number, sink: NodeJS.Writa
   const written = pipeline(pack, sink)
   written.catch(() => {})
   try {
-    // One read transaction: the rows and the archive list are one consistent state, whatever the server writes meanwhile.
-    const result = await deps.db.transaction().execute(async (trx) => {
-      const { instanceId, lastSerial } = await feedPosition(trx)
-      if (since > lastSerial) throw new BundleError(`--since ${since} is past this registry's newest serial (${lastSerial})`)
-      const rows: BundleManifest['rows'] = []
-      const wanted = new Map<string, number>()
-      let missing = 0
-      for (let cursor = since, chunk = 0; cursor < lastSerial; chunk++) {
-        const page = await readFeed({ db: trx, settings: { ...deps.settings, publicUrl: '' } }, cursor, FEED_MAX_LIMIT)
-        if (!page.changes.length) break
-        const bytes = new TextEncoder().encode(page.changes.map((c) => JSON.stringify(c)).join('\n') + '\n')
-        rows.push({ name: rowsName(chunk), sha256: sha256(bytes), changes: page.changes.length })
-        await addEntry(pack, rowsName(chunk), bytes)
-        for (const c of page.changes) {
-          if (c.archive) wanted.set(c.archive.sha256, c.archive.size)
-          else if (c.kind === 'version' && (c.entity as { downloadUrl?: string } | undefined)?.downloadUrl) missing++
+    // One read transaction: the rows and the archive list are one consistent state, whatever the server writes meanwhile
+    // (read-only: it takes no write lock, which would hold the server's writes as long as the export runs).
+    const result = await deps.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const { instanceId, lastSerial } = await feedPosition(trx)
+        if (since > lastSerial) throw new BundleError(`--since ${since} is past this registry's newest serial (${lastSerial})`)
+        const rows: BundleManifest['rows'] = []
+        const wanted = new Map<string, number>()
+        let missing = 0
+        for (let cursor = since, chunk = 0; cursor < lastSerial; chunk++) {
+          const page = await readFeed({ db: trx, settings: { ...deps.settings, publicUrl: '' } }, cursor, FEED_MAX_LIMIT)
+          if (!page.changes.length) break
+          const bytes = new TextEncoder().encode(page.changes.map((c) => JSON.stringify(c)).join('\n') + '\n')
+          rows.push({ name: rowsName(chunk), sha256: sha256(bytes), changes: page.changes.length })
+          await addEntry(pack, rowsName(chunk), bytes)
+          for (const c of page.changes) {
+            if (c.archive) wanted.set(c.archive.sha256, c.archive.size)
+            else if (c.kind === 'version' && (c.entity as { downloadUrl?: string } | undefined)?.downloadUrl) missing++
+          }
+          cursor = page.next
         }
-        cursor = page.next
-      }
-      const archives: BundleManifest['archives'] = []
-      for (const [sha] of wanted) {
-        const blob = await deps.blobs.open(sha)
-        if (!blob) {
-          missing++
-          continue
+        const archives: BundleManifest['archives'] = []
+        for (const [sha] of wanted) {
+          const blob = await deps.blobs.open(sha)
+          if (!blob) {
+            missing++
+            continue
+          }
+          await addStreamEntry(pack, archiveName(sha), blob.size, blob.stream())
+          archives.push({ sha256: sha, size: blob.size })
         }
-        await addStreamEntry(pack, archiveName(sha), blob.size, blob.stream())
-        archives.push({ sha256: sha, size: blob.size })
-      }
-      const manifest: BundleManifest = {
-        format: BUNDLE_FORMAT,
-        version: BUNDLE_VERSION,
-        instance: instanceId,
-        since,
-        until: lastSerial,
-        created_at: timestamp(deps),
-        rows,
-        archives,
-      }
-      await addEntry(pack, MANIFEST_NAME, new TextEncoder().encode(JSON.stringify(manifest, null, 1)))
-      return { manifest, missingArchives: missing }
-    })
+        const manifest: BundleManifest = {
+          format: BUNDLE_FORMAT,
+          version: BUNDLE_VERSION,
+          instance: instanceId,
+          since,
+          until: lastSerial,
+          created_at: timestamp(deps),
+          rows,
+          archives,
+        }
+        await addEntry(pack, MANIFEST_NAME, new TextEncoder().encode(JSON.stringify(manifest, null, 1)))
+        return { manifest, missingArchives: missing }
+      })
     pack.finalize()
     await written
     return result

@@ -1,0 +1,93 @@
+/**
+ * Writes on a SQLite store beside another process writing the same file (a command beside the server, another
+ * instance): a transaction that reads before it writes waits for the lock instead of failing, and a read-only
+ * transaction takes no lock.
+ */
+import { afterEach, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { silentLog } from '../../src/log'
+import { createStoreSearch } from '../../src/search/store-search'
+import { commitWrite } from '../../src/services/changes'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { openStore, type Store } from '../../src/store/db'
+import { seedNodes } from '../support/seed'
+import { tempDirs } from '../support/tmp'
+
+const dirs = tempDirs('write-lock')
+const stores: Store[] = []
+afterEach(async () => {
+  for (const db of stores.splice(0)) await db.destroy()
+  dirs.cleanup()
+})
+
+/** Another process inserting publishers into the store, a commit every millisecond or so, until killed. */
+function otherWriter(path: string) {
+  const script = `
+    const { Database } = require('bun:sqlite')
+    const db = new Database(${JSON.stringify(path)})
+    db.run('PRAGMA busy_timeout = 5000')
+    const insert = db.prepare("insert into publishers (id, name, created_at, updated_at) values (?, 'x', 't', 't')")
+    console.log('writing')
+    for (let i = 0; ; i++) {
+      insert.run('other-' + i)
+      Bun.sleepSync(1)
+    }
+  `
+  return Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'inherit' })
+}
+
+test('a write that reads first, while another process commits writes, waits for the lock and succeeds', async () => {
+  const path = join(dirs.make(), 'registry.db')
+  const db = await openStore(path)
+  stores.push(db)
+  await seedNodes(db, [{ id: 'a', description: 'd' }])
+  const deps = { db, search: createStoreSearch(db), nodeJson: createNodeJsonCache(db, 'http://x'), log: silentLog, now: () => new Date() }
+  const other = otherWriter(path)
+  try {
+    await other.stdout.getReader().read() // 'writing'
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        commitWrite(deps, async (w) => {
+          const row = await w.db.selectFrom('nodes').select('description').where('id', '=', 'a').executeTakeFirstOrThrow()
+          await Bun.sleep(2) // the other process commits meanwhile
+          await w.db
+            .updateTable('nodes')
+            .set({ description: `${row.description}+` })
+            .where('id', '=', 'a')
+            .execute()
+          w.node('a')
+        }),
+      ),
+    )
+    expect(results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []))).toEqual([])
+  } finally {
+    other.kill()
+    await other.exited
+  }
+  const a = await db.selectFrom('nodes').select('description').where('id', '=', 'a').executeTakeFirstOrThrow()
+  expect(a.description).toBe(`d${'+'.repeat(20)}`)
+  const others = await db
+    .selectFrom('publishers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('id', 'like', 'other-%')
+    .executeTakeFirstOrThrow()
+  expect(Number(others.n)).toBeGreaterThan(0)
+})
+
+test('a read-only transaction takes no write lock: another connection writes while it is open', async () => {
+  const path = join(dirs.make(), 'registry.db')
+  const db = await openStore(path)
+  const second = await openStore(path)
+  stores.push(db, second)
+  await seedNodes(db, [{ id: 'a', description: 'd' }])
+  await db
+    .transaction()
+    .setAccessMode('read only')
+    .execute(async (trx) => {
+      await trx.selectFrom('nodes').select('id').execute()
+      // Would wait out the busy timeout and fail were the transaction holding the write lock (one thread here).
+      await second.updateTable('nodes').set({ description: 'e' }).where('id', '=', 'a').execute()
+    })
+  const a = await second.selectFrom('nodes').select('description').where('id', '=', 'a').executeTakeFirstOrThrow()
+  expect(a.description).toBe('e')
+})
