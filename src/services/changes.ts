@@ -2,7 +2,8 @@
  * The one way services write. `commitWrite` runs the work in one transaction, writes in that same transaction
  * what it touched to the change feed, its audit entries and the changed nodes' documents, and after the commit
  * brings the search index and the JSON caches up to date before the write answers. The caches move on only after
- * the index did, so that nothing rendered from the old index state can be kept as current.
+ * the index did, so that nothing rendered from the old index state can be kept as current. Download counts, written
+ * in batches by a writer of their own, come in through `commitCounts`, the same way after their commit.
  */
 import type { Store } from '../store/db'
 import { appendChanges, insertAudit } from '../store/changes'
