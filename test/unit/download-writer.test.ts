@@ -17,6 +17,7 @@ import { listChanges } from '../../src/store/changes'
 import { openStore, type Store } from '../../src/store/db'
 import { startDownloadWriter, type DownloadWriter } from '../../src/store/download-writer'
 import { seedNodes } from '../support/seed'
+import { appendPlus } from '../support/writes'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('download-writer')
@@ -122,27 +123,16 @@ describe('the download writer thread', () => {
 
   test("this process's writes that read before they write take turns with the thread's batches: none fails", async () => {
     const { counter, deps, stored } = await world()
-    const writes: Promise<unknown>[] = []
+    const writes: Promise<string | undefined>[] = []
     const flushes: Promise<void>[] = []
     for (let i = 0; i < 40; i++) {
       counter.count('a')
       flushes.push(counter.flush())
-      writes.push(
-        commitWrite(deps, async (w) => {
-          const row = await w.db.selectFrom('nodes').select('description').where('id', '=', 'b').executeTakeFirstOrThrow()
-          await Bun.sleep(1) // the thread's batch would commit here, were it not waiting its turn
-          await w.db
-            .updateTable('nodes')
-            .set({ description: `${row.description}+` })
-            .where('id', '=', 'b')
-            .execute()
-          w.node('b')
-        }),
-      )
+      writes.push(appendPlus(deps, 'b', 1)) // the thread's batch would commit in its pause, were it not waiting its turn
     }
-    const results = await Promise.allSettled(writes)
+    const failures = (await Promise.all(writes)).filter((why) => why !== undefined)
     await Promise.all(flushes)
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([])
+    expect(failures).toEqual([])
     expect(counter.pending).toBe(0)
     expect(await stored('a')).toBe(45)
     const b = await deps.db.selectFrom('nodes').select('description').where('id', '=', 'b').executeTakeFirstOrThrow()
