@@ -21,6 +21,7 @@ import {
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import type { VideoCaller } from './video-caller'
+import { inWriteTurn } from './write-turn'
 
 export const STAGING_PREFIX = '/customers/storage'
 /** How long a download URL works, and when the image is swept: the provider fetches it when the task starts. */
@@ -106,7 +107,8 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
   if (sent && expected !== sent) throw unsupportedMediaType(`this upload URL is for ${expected}`)
   if (req.contentLength !== undefined && Number(req.contentLength) > max)
     throw payloadTooLarge(`the image is larger than the limit of ${max} bytes`)
-  if (!(await claimStagedImage(deps.db, row.id)))
+  // In a write turn, as every write of this process (services/write-turn.ts).
+  if (!(await inWriteTurn(deps.db, () => claimStagedImage(deps.db, row.id))))
     throw conflict('this image was already uploaded, or is being uploaded', 'upload_in_progress')
   try {
     const body = keepHead(req.body ?? new Blob([]).stream(), SNIFF_BYTES)
@@ -122,7 +124,7 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
     await commitWrite(deps, (w) => markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now))
     deps.log.info('image.staged', { image: row.id, bytes: staged.size, type })
   } catch (err) {
-    await releaseStagedImage(deps.db, row.id)
+    await inWriteTurn(deps.db, () => releaseStagedImage(deps.db, row.id))
     throw err
   }
 }

@@ -17,6 +17,7 @@ import { commitWrite } from './changes'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { versionJson } from './views'
+import { inWriteTurn } from './write-turn'
 
 export interface UploadRequest {
   method: string
@@ -75,7 +76,9 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   await checkStillOpen(deps.db, node, version.id)
   if (await findArchive(deps.db, version.id)) throw alreadyUploaded(version.version)
   // Refused at once, before a byte of the body is read: the first PUT holds the version until it ends.
-  if (!(await claimUpload(deps.db, version.id, timestamp(deps)))) {
+  // In a write turn, as every write of this process (services/write-turn.ts): not waiting for the lock with the event
+  // loop held while the download writer thread commits.
+  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps))))) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
   let staged: StagedBlob | undefined
@@ -95,7 +98,7 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
     await staged?.discard()
-    await releaseUpload(deps.db, version.id)
+    await inWriteTurn(deps.db, () => releaseUpload(deps.db, version.id))
     deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
   }

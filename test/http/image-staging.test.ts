@@ -7,6 +7,7 @@ import { sweepStagedImages } from '../../src/services/staged-images'
 import { addUser, makeTestApp, PUBLIC_URL, type TestApp } from '../support/app'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
 import { JPEG_HEAD, PNG, startFakeProvider, useProvider, type FakeProvider } from '../support/video-provider'
+import { holdWriteTurn, settled } from '../support/writes'
 
 let fake: FakeProvider
 let t: TestApp
@@ -79,6 +80,18 @@ describe('the signed PUT and GET', () => {
       media_type: 'image/png',
       size_bytes: PNG.length,
     })
+  })
+
+  test('a PUT claims its image in a write turn: not while a download batch is in hand', async () => {
+    const { upload_url } = (await stage()).body
+    const state = async () => (await t.deps.db.selectFrom('staged_images').select('state').executeTakeFirstOrThrow()).state
+    const turn = await holdWriteTurn(t.deps)
+    const sent = put(upload_url, PNG)
+    await settled()
+    expect(await state()).toBe('pending')
+    await turn.release()
+    expect((await sent).status).toBe(200)
+    expect(await state()).toBe('ready')
   })
 
   test('a second PUT is refused (single use); the first stays', async () => {

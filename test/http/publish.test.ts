@@ -11,6 +11,7 @@ import {
   upload,
   type TestApp,
 } from '../support/app'
+import { holdWriteTurn, settled } from '../support/writes'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -167,6 +168,19 @@ describe('signed upload PUT', () => {
     })
     const hostNodes = await t.call('GET', '/nodes/pack/versions/1.0.0/host-nodes')
     expect(hostNodes.body).toEqual({ node_id: 'pack', version: '1.0.0', host_nodes: ['ImageBlur', 'ImageSharpen'] })
+  })
+
+  test('claims its version in a write turn: not while a download batch is in hand', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const claims = async () => (await t.deps.db.selectFrom('upload_claims').select('version_id').execute()).length
+    const turn = await holdWriteTurn(t.deps)
+    const uploaded = upload(t, res.body.signedUrl)
+    await settled()
+    expect(await claims()).toBe(0)
+    await turn.release()
+    expect((await uploaded).status).toBe(200)
+    expect(await claims()).toBe(1)
   })
 
   test('accepts a tar.gz', async () => {

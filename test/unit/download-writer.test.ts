@@ -17,7 +17,7 @@ import { listChanges } from '../../src/store/changes'
 import { openStore, type Store } from '../../src/store/db'
 import { startDownloadWriter, type DownloadWriter } from '../../src/store/download-writer'
 import { seedNodes } from '../support/seed'
-import { appendPlus } from '../support/writes'
+import { appendPlus, settled } from '../support/writes'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('download-writer')
@@ -42,9 +42,6 @@ function watchNodeWrites() {
   }
   return { seen, plugin }
 }
-
-/** Lets what waits on promises alone run to its end (bun:sqlite answers without a turn of the event loop). */
-const settled = () => new Promise((resolve) => setImmediate(resolve))
 
 /**
  * `writer`, whose batches, once committed, are answered only when release() is called: the batch is in the store,
