@@ -107,7 +107,7 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
   if (sent && expected !== sent) throw unsupportedMediaType(`this upload URL is for ${expected}`)
   if (req.contentLength !== undefined && Number(req.contentLength) > max)
     throw payloadTooLarge(`the image is larger than the limit of ${max} bytes`)
-  // In a write turn, as every write of this process (services/write-turn.ts).
+  // In a write turn, as commitWrite's writes (services/write-turn.ts).
   if (!(await inWriteTurn(deps.db, () => claimStagedImage(deps.db, row.id))))
     throw conflict('this image was already uploaded, or is being uploaded', 'upload_in_progress')
   try {
