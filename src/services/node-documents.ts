@@ -10,6 +10,7 @@ import { breathe } from '../store/bulk'
 import type { Store } from '../store/db'
 import { lockNodes, readDocuments, saveDocuments, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds } from '../store/nodes'
+import { writeSearchTexts } from '../store/search-texts'
 import type { NodeRow, VersionRow } from '../store/schema'
 import { availableArchiveIds, listVersionsByIds } from '../store/versions'
 import { nodeJson, renderNodePublishers, versionJson } from './views'
@@ -67,9 +68,10 @@ export async function documentsOf(db: Store, rows: readonly NodeRow[]): Promise<
 const DOCUMENTS_PER_STEP = 500
 
 /**
- * In a write's transaction: the documents of these nodes, from their rows as the write leaves them. Made a step at
- * a time, breathing between steps; in id order throughout, each step's rows locked in that order (lockNodes), so
- * that two writers on PostgreSQL lock the nodes they share in one order.
+ * In a write's transaction: the documents of these nodes and their search texts (store/search-texts.ts), from
+ * their rows as the write leaves them. Made a step at a time, breathing between steps; in id order throughout, each
+ * step's rows locked in that order (lockNodes), so that two writers on PostgreSQL lock the nodes they share in one
+ * order.
  */
 export async function writeDocuments(db: Store, ids: readonly string[]): Promise<void> {
   const sorted = [...ids].sort()
@@ -78,6 +80,7 @@ export async function writeDocuments(db: Store, ids: readonly string[]): Promise
     const step = sorted.slice(i, i + DOCUMENTS_PER_STEP)
     await lockNodes(db, step)
     await saveDocuments(db, DOCUMENT_FORMAT, await makeDocuments(db, await listNodesByIds(db, step)))
+    await writeSearchTexts(db, step)
   }
 }
 

@@ -116,6 +116,18 @@ export interface NodeDocumentTable {
   download_path: Generated<string>
 }
 
+/** A node's searched text in a narrow row (schema.sql says what it holds). */
+export interface NodeSearchKeywordsTable {
+  node_id: string
+  text: string
+}
+
+/** The host node names of a node's latest version in a narrow row. */
+export interface NodeSearchHostNamesTable {
+  node_id: string
+  names: string
+}
+
 export type VersionStatus = 'active' | 'banned' | 'deleted' | 'pending' | 'flagged'
 
 export interface NodeVersionTable {
@@ -286,6 +298,8 @@ export interface DB {
   publisher_tokens: PublisherTokenTable
   nodes: NodeTable
   node_documents: NodeDocumentTable
+  node_search_keywords: NodeSearchKeywordsTable
+  node_search_host_names: NodeSearchHostNamesTable
   node_versions: NodeVersionTable
   archives: ArchiveTable
   host_nodes: HostNodeTable

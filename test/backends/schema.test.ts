@@ -1,7 +1,7 @@
 /**
  * The migrations on PostgreSQL: the same tables, columns, keys, indexes and checks as on SQLite (one source, two
  * dialects); several instances starting at once on a new database migrate it once; a newer schema is refused; the
- * mirror origins recorded before schema 8 move onto their rows.
+ * mirror origins recorded before schema 8 move onto their rows; nodes stored before schema 13 get their search texts.
  * Runs in CI's second pass (REGISTRY_MIRROR_TEST_DATABASE); without it, it fails rather than skip.
  */
 import { Database } from 'bun:sqlite'
@@ -14,6 +14,7 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations'
 import { openPostgres } from '../../src/store/postgres'
 import { describeOnBackends, testSchema } from '../support/backends'
 import { describePostgres, describeSqlite } from '../support/neutral-schema'
+import { expectSearchTextsOfVersion12Nodes, insertVersion12Nodes } from '../support/search-texts-migration'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('backend-schema')
@@ -131,6 +132,27 @@ describeOnBackends('migrations on PostgreSQL', () => {
       ])
     } finally {
       await sql.close()
+    }
+  })
+
+  test('nodes stored before version 13 get their search texts from their rows', async () => {
+    const { url } = await freshSchema()
+    const old = openPostgres(url)
+    try {
+      for (const step of MIGRATIONS.filter((m) => m.version <= 12))
+        await step.up(old.db, { dialect: 'postgres', now: '2026-01-01T00:00:00.000Z' })
+      const sql = old.client
+      await sql`create table ${sql(PG_VERSION_TABLE)} (id integer primary key check (id = 1), version integer not null)`
+      await sql`insert into ${sql(PG_VERSION_TABLE)} values (1, 12)`
+      await insertVersion12Nodes(old.db)
+    } finally {
+      await old.db.destroy()
+    }
+    const db = await openStore(url)
+    try {
+      await expectSearchTextsOfVersion12Nodes(db)
+    } finally {
+      await db.destroy()
     }
   })
 })

@@ -25,7 +25,7 @@ import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { makeZip, samplePack } from './archives'
 import { testBlobStore, testStore } from './backends'
-import { staleDocuments } from './documents'
+import { staleNodeData } from './documents'
 
 export const PUBLIC_URL = 'http://registry.test'
 
@@ -127,10 +127,10 @@ export async function makeTestApp(
     clock,
     async cleanup() {
       // A store the test opened may be closed or cut by now; the others are checked before they close.
-      const stale = given ? [] : await staleDocuments(db)
+      const stale = given ? [] : await staleNodeData(db)
       await store.close()
       rmSync(dir, { recursive: true, force: true })
-      if (stale.length) throw new Error(`node documents out of date at the end of the test: ${stale.join(', ')}`)
+      if (stale.length) throw new Error(`node documents or search texts out of date at the end of the test: ${stale.join(', ')}`)
     },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }

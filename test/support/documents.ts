@@ -1,25 +1,33 @@
 /**
- * Whether every stored node document is what the node's rows give now: a write that changed what a node shows
- * without saying so (commitWrite's w.node or w.version) leaves one behind. Every test app checks at its cleanup.
+ * Whether every stored node document and search text is what the node's rows give now: a write that changed what a
+ * node shows without saying so (commitWrite's w.node or w.version) leaves one behind. Every test app checks at its
+ * cleanup.
  */
 import { DOCUMENT_FORMAT, makeDocuments } from '../../src/services/node-documents'
 import type { Store } from '../../src/store/db'
 import { readDocuments } from '../../src/store/node-documents'
 import { listNodesByIds } from '../../src/store/nodes'
+import { hostNamesOfNode, keywordsOfNode } from '../../src/store/search-texts'
 
-/** The ids of nodes whose stored document differs from one made from their rows now (none in a store the test destroyed). */
-export async function staleDocuments(db: Store): Promise<string[]> {
-  let stored
+/** The nodes whose document or search texts are out of date, each with which (none in a store the test destroyed). */
+export async function staleNodeData(db: Store): Promise<string[]> {
   try {
-    stored = await readDocuments(
-      db,
-      DOCUMENT_FORMAT,
-      (await db.selectFrom('nodes').select('id').execute()).map((r) => r.id),
-    )
+    const documents = await staleDocuments(db)
+    const texts = await staleSearchTexts(db)
+    return [...documents.map((id) => `${id} (document)`), ...texts.map((id) => `${id} (search texts)`)]
   } catch (err) {
     if ((err as Error).message === 'driver has already been destroyed') return [] // Kysely's words for it
     throw err
   }
+}
+
+/** The ids of nodes whose stored document differs from one made from their rows now. */
+async function staleDocuments(db: Store): Promise<string[]> {
+  const stored = await readDocuments(
+    db,
+    DOCUMENT_FORMAT,
+    (await db.selectFrom('nodes').select('id').execute()).map((r) => r.id),
+  )
   if (!stored.length) return []
   const fresh = new Map(
     (
@@ -45,4 +53,23 @@ export async function staleDocuments(db: Store): Promise<string[]> {
       )
     })
     .map((d) => d.node_id)
+}
+
+/** The ids of nodes without search texts, or with texts that differ from what their rows give now. */
+export async function staleSearchTexts(db: Store): Promise<string[]> {
+  const rows = await db
+    .selectFrom('nodes')
+    .leftJoin('node_search_keywords', 'node_search_keywords.node_id', 'nodes.id')
+    .leftJoin('node_search_host_names', 'node_search_host_names.node_id', 'nodes.id')
+    .select([
+      'nodes.id',
+      'node_search_keywords.text as storedKeywords',
+      keywordsOfNode().as('keywords'),
+      'node_search_host_names.names as storedHostNames',
+      hostNamesOfNode(db).as('hostNames'),
+    ])
+    .execute()
+  // The host names come in no order.
+  const names = (text: string | null) => (text === null ? null : text.split('\n').sort().join('\n'))
+  return rows.filter((r) => r.storedKeywords !== r.keywords || names(r.storedHostNames) !== names(r.hostNames)).map((r) => r.id)
 }

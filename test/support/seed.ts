@@ -1,6 +1,7 @@
 /** Puts nodes straight into a store (for states no public endpoint makes, such as bans or rankings). */
 import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import type { Store } from '../../src/store/db'
+import { writeSearchTexts } from '../../src/store/search-texts'
 import realNodesFile from '../fixtures/real-nodes.json'
 
 export interface SeedNode {
@@ -84,6 +85,12 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
         .insertInto('host_nodes')
         .values(hostRows.slice(i, i + CHUNK))
         .execute()
+    // What every write of a node writes with it (its document is left to the fill, as for nodes of older stores).
+    for (let i = 0; i < nodeRows.length; i += CHUNK)
+      await writeSearchTexts(
+        trx,
+        nodeRows.slice(i, i + CHUNK).map((n) => n.id),
+      )
   })
 }
 

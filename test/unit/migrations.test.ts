@@ -10,6 +10,7 @@ import { openStore } from '../../src/store/db'
 import { fillMissingDocuments } from '../../src/services/document-fill'
 import { DOCUMENT_FORMAT } from '../../src/services/node-documents'
 import { describeSqlite } from '../support/neutral-schema'
+import { expectSearchTextsOfVersion12Nodes, insertVersion12Nodes } from '../support/search-texts-migration'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('migrations')
@@ -134,6 +135,22 @@ describe('schema migrations', () => {
     expect(db.query(`select ${columns}, mirror_host_nodes_at from node_versions`).all()).toEqual([
       { id: 'v1', mirror_source_id: 'http://up', mirror_status: 'active', mirror_checked_at: now, mirror_host_nodes_at: now },
     ])
+  })
+
+  test('nodes stored before version 13 get their search texts from their rows', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const sqlite = new Database(path)
+    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+    for (const step of MIGRATIONS.filter((m) => m.version <= 12)) await step.up(old, { dialect: 'sqlite', now: '2026-01-01T00:00:00.000Z' })
+    sqlite.run('pragma user_version = 12')
+    await insertVersion12Nodes(old)
+    await old.destroy()
+    const db = await openStore(path)
+    try {
+      await expectSearchTextsOfVersion12Nodes(db)
+    } finally {
+      await db.destroy()
+    }
   })
 
   test('opening again changes nothing', async () => {

@@ -11,6 +11,7 @@ import * as nodeDocuments from './009-node-documents'
 import * as nodeDocumentsTable from './010-node-documents-table'
 import * as versionsNewestFirst from './011-versions-newest-first'
 import * as publisherNodesInIdOrder from './012-publisher-nodes-in-id-order'
+import * as searchTexts from './013-search-texts'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'node documents in a table of their own', up: nodeDocumentsTable.up },
   { version: 11, name: 'versions newest first across nodes', up: versionsNewestFirst.up },
   { version: 12, name: "a publisher's nodes in id order", up: publisherNodesInIdOrder.up },
+  { version: 13, name: "each node's searched text in narrow rows", up: searchTexts.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
