@@ -70,6 +70,20 @@ describe('keyword search', () => {
     expect(ids(await search(`search=${q}`))).toEqual([expected])
   })
 
+  test("the store takes a keyword's % and _ as plain characters", async () => {
+    await appWith(
+      [
+        { id: 'percent', description: 'renders 50% faster' },
+        { id: 'digits', description: 'renders 500 faster' },
+        { id: 'snake_case' },
+        { id: 'snakeXcase' },
+      ],
+      'store',
+    )
+    expect(ids(await search('search=50%25'))).toEqual(['percent'])
+    expect(ids(await search('search=e_c'))).toEqual(['snake_case'])
+  })
+
   test('short words are not matched with a typo', async () => {
     await appWith(KEYWORD_NODES)
     expect((await search('search=vido')).total).toBe(0)
@@ -118,17 +132,23 @@ describe('filters', () => {
     expect(ids(await search('repository_url_search=foo/ba'))).toEqual(['bar', 'baz'])
   })
 
-  test('host_node_search: equal or containing, any case, latest active version only', async () => {
-    await appWith([
-      { id: 'blur', hostNodes: ['ImageBlur', 'ImageSharpen'] },
-      { id: 'fancy-blur', hostNodes: ['FancyBlurPlus'], downloads: 10 },
-      { id: 'pending', hostNodes: ['ImageBlurPending'], versionStatus: 'pending' },
-    ])
-    expect(ids(await search('host_node_search=ImageBlur'))).toEqual(['blur'])
-    expect(ids(await search('host_node_search=blur'))).toEqual(['fancy-blur', 'blur'])
-    expect(ids(await search('comfy_node_search=imagesharpen'))).toEqual(['blur'])
-    expect((await search('host_node_search=pending')).total).toBe(0)
-  })
+  test.each(['index', 'store'] as const)(
+    'host_node_search: equal or containing, any case, latest active version only (%s)',
+    async (engine) => {
+      await appWith(
+        [
+          { id: 'blur', hostNodes: ['ImageBlur', 'ImageSharpen'] },
+          { id: 'fancy-blur', hostNodes: ['FancyBlurPlus'], downloads: 10 },
+          { id: 'pending', hostNodes: ['ImageBlurPending'], versionStatus: 'pending' },
+        ],
+        engine,
+      )
+      expect(ids(await search('host_node_search=ImageBlur'))).toEqual(['blur'])
+      expect(ids(await search('host_node_search=blur'))).toEqual(['fancy-blur', 'blur'])
+      expect(ids(await search('comfy_node_search=imagesharpen'))).toEqual(['blur'])
+      expect((await search('host_node_search=pending')).total).toBe(0)
+    },
+  )
 
   test('GET /host-nodes/{name}/node and /comfy-nodes/{name}/node', async () => {
     await appWith([
@@ -277,38 +297,43 @@ describe('paging (property)', () => {
 })
 
 describe('the index follows every write at once', () => {
-  test('publish, upload, install, review, version edits and publisher renames show up in the next request', async () => {
-    t = await makeTestApp()
-    const { token, pat } = await aliceWithPublisher(t)
-    await publish(t, { pat, node: 'alpha-pack', version: '1.0.0', nodeFields: { description: 'sprocket maker' } })
-    expect(ids(await search('search=sprocket'))).toEqual(['alpha-pack'])
-    expect((await search('host_node_search=ImageBlur')).total).toBe(0)
+  // The store (what answers while the index warms) reads the search texts each write leaves.
+  test.each(['index', 'store'] as const)(
+    'publish, upload, install, review, version edits and publisher renames show up in the next request (%s)',
+    async (engine) => {
+      t = await makeTestApp({ engine })
+      const { token, pat } = await aliceWithPublisher(t)
+      await publish(t, { pat, node: 'alpha-pack', version: '1.0.0', nodeFields: { description: 'sprocket maker' } })
+      expect(ids(await search('search=sprocket'))).toEqual(['alpha-pack'])
+      expect((await search('host_node_search=ImageBlur')).total).toBe(0)
 
-    await publishActive(t, { pat, node: 'beta-pack', version: '1.0.0', nodeFields: { description: 'sprocket polisher' } })
-    expect(ids(await search('host_node_search=ImageBlur'))).toEqual(['beta-pack'])
-    expect(ids(await search('search=sprocket'))).toEqual(['alpha-pack', 'beta-pack'])
+      await publishActive(t, { pat, node: 'beta-pack', version: '1.0.0', nodeFields: { description: 'sprocket polisher' } })
+      expect(ids(await search('host_node_search=ImageBlur'))).toEqual(['beta-pack'])
+      expect(ids(await search('search=sprocket'))).toEqual(['alpha-pack', 'beta-pack'])
 
-    await t.call('GET', '/nodes/beta-pack/install')
-    await t.deps.downloads.flush() // counted in memory, written at most a second later
-    expect(ids(await list(''))).toEqual(['beta-pack', 'alpha-pack'])
-    expect((await list('')).nodes[0].downloads).toBe(1)
+      await t.call('GET', '/nodes/beta-pack/install')
+      await t.deps.downloads.flush() // counted in memory, written at most a second later
+      expect(ids(await list(''))).toEqual(['beta-pack', 'alpha-pack'])
+      expect((await list('')).nodes[0].downloads).toBe(1)
 
-    t.clock.now = new Date('2026-06-01T00:00:00.000Z')
-    await t.call('POST', '/nodes/alpha-pack/reviews?star=4', { token: await addUser(t, 'bob') })
-    expect(ids(await list('timestamp=2026-05-01T00:00:00Z'))).toEqual(['alpha-pack'])
-    expect((await list('node_id=alpha-pack')).nodes[0].rating).toBe(4)
+      t.clock.now = new Date('2026-06-01T00:00:00.000Z')
+      await t.call('POST', '/nodes/alpha-pack/reviews?star=4', { token: await addUser(t, 'bob') })
+      expect(ids(await list('timestamp=2026-05-01T00:00:00Z'))).toEqual(['alpha-pack'])
+      expect((await list('node_id=alpha-pack')).nodes[0].rating).toBe(4)
 
-    const version = (await list('node_id=beta-pack')).nodes[0].latest_version
-    await t.call('PUT', `/publishers/acme/nodes/beta-pack/versions/${version.id}`, { token, body: { deprecated: true } })
-    expect((await list('node_id=beta-pack')).nodes[0].latest_version.deprecated).toBe(true)
+      const version = (await list('node_id=beta-pack')).nodes[0].latest_version
+      await t.call('PUT', `/publishers/acme/nodes/beta-pack/versions/${version.id}`, { token, body: { deprecated: true } })
+      expect((await list('node_id=beta-pack')).nodes[0].latest_version.deprecated).toBe(true)
 
-    await t.call('PUT', '/publishers/acme', { token, body: { name: 'Gizmo Works' } })
-    expect(ids(await search('search=gizmo'))).toEqual(['beta-pack', 'alpha-pack'])
-    expect((await search('search=gizmo')).nodes[0].publisher.name).toBe('Gizmo Works')
+      await t.call('PUT', '/publishers/acme', { token, body: { name: 'Gizmo Works' } })
+      expect(ids(await search('search=gizmo'))).toEqual(['beta-pack', 'alpha-pack'])
+      expect((await search('search=gizmo')).nodes[0].publisher.name).toBe('Gizmo Works')
 
-    const ready = (await t.call('GET', '/ready')).body
-    expect(ready.search).toMatchObject({ ready: true, engine: 'index', state: 'ready', indexed: 2, stored: 2 })
-  })
+      const { search: status } = (await t.call('GET', '/ready')).body
+      if (engine === 'index') expect(status).toMatchObject({ ready: true, engine: 'index', state: 'ready', indexed: 2, stored: 2 })
+      else expect(status).toMatchObject({ ready: false, engine: 'store' })
+    },
+  )
 
   test('a list read while a write is being indexed is not kept as the current answer', async () => {
     t = await makeTestApp()
