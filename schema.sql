@@ -141,7 +141,7 @@ CREATE TABLE node_documents (
 );
 
 -- Each node's searched text in narrow rows, for the SQL search that answers while the index warms (a scan of these
--- reads a third of the pages of a scan of nodes, and a row a node instead of one a host node name). Written with
+-- reads two fifths of the pages of a scan of nodes, and a row a node instead of one a host node name). Written with
 -- the node's document. keywords: id, name, description, author and tags_json, a line each; host names: those of
 -- the node's latest version, a line each ('' without any).
 CREATE TABLE node_search_keywords (
