@@ -52,14 +52,15 @@ const servedMirrorArchives = (db: Store) =>
 
 /**
  * Which of these versions have an archive here (stored, or served by a mirrored source). One prepared statement for
- * every path that asks (a page of nodes, an install, the change feed).
+ * every path that asks (a page of nodes, an install, the change feed). A version in both comes twice (the answer is
+ * a set): `union` sorted the two away, a fifth of the statement's time for a page of 30.
  */
 const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids) =>
   db
     .selectFrom('archives')
     .select('version_id')
     .where('version_id', 'in', ids)
-    .union(servedMirrorArchives(db).where('mirror_archives.version_id', 'in', ids)),
+    .unionAll(servedMirrorArchives(db).where('mirror_archives.version_id', 'in', ids)),
 )
 
 /**
