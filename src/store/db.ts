@@ -10,7 +10,7 @@ import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
 import { isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
-import { bunSqliteDialect } from './sqlite-adapter'
+import { bunSqliteDialect, LOCK_WAIT_MS } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
@@ -49,14 +49,16 @@ export function openStoreWriter(path: string, opts: { autocheckpointPages?: numb
 }
 
 function sqliteStore(sqlite: Database): Store {
-  // First, so that every later statement waits for another connection's lock instead of failing at once.
-  sqlite.run('PRAGMA busy_timeout = 5000')
+  // First, so that the pragmas below wait for another connection opening the file instead of failing at once.
+  sqlite.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA foreign_keys = ON')
   sqlite.run('PRAGMA synchronous = NORMAL')
   // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
   // not in temporary files: a mirror's bulk inserts otherwise write hundreds of MB to /var/tmp for nothing.
   sqlite.run('PRAGMA temp_store = MEMORY')
+  // From here a locked database is waited for on a timer, with the event loop free (bunSqliteDialect).
+  sqlite.run('PRAGMA busy_timeout = 0')
   return new Kysely<DB>({ dialect: bunSqliteDialect(sqlite) })
 }
 

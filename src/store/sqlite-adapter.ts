@@ -1,4 +1,7 @@
-/** Gives bun:sqlite the better-sqlite3 shape that Kysely's built-in SqliteDialect expects, and its transactions IMMEDIATE. */
+/**
+ * Gives bun:sqlite the better-sqlite3 shape that Kysely's built-in SqliteDialect expects, its transactions IMMEDIATE,
+ * and its waits for another connection's write lock off the event loop.
+ */
 import type { Database } from 'bun:sqlite'
 import {
   CompiledQuery,
@@ -6,6 +9,7 @@ import {
   SqliteDriver,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   type SqliteDatabase,
   type SqliteStatement,
   type TransactionSettings,
@@ -67,21 +71,65 @@ export function adaptBunSqlite(sqlite: Database): SqliteDatabase {
 
 /**
  * Kysely's SQLite dialect on bun:sqlite, its transactions begun IMMEDIATE unless declared read-only: the write lock
- * is taken (or waited for, up to the busy timeout) before the transaction reads. Begun DEFERRED, a transaction that
- * read and then wrote failed at once, `database is locked` with no wait, whenever another connection (a command
- * beside the server, another instance, the download writer thread) committed between its read and its write.
+ * is taken (or waited for) before the transaction reads. Begun DEFERRED, a transaction that read and then wrote
+ * failed at once, `database is locked` with no wait, whenever another connection (a command beside the server,
+ * another instance, the download writer thread) committed between its read and its write.
+ *
+ * The wait is on a timer, not in SQLite's busy handler: bun:sqlite runs a statement on the calling thread, so a busy
+ * timeout sleeps with the event loop held for as long as the other connection keeps its transaction (a second's
+ * download counts at 100,000 nodes, a mirror's batch, a command's write). The connection's own busy timeout is 0
+ * (db.ts), and a statement that finds the database locked outside a transaction (a BEGIN, or a statement alone) is
+ * run again after 1, 2, 4, then every 8 ms, for up to LOCK_WAIT_MS in all. Inside a transaction begun IMMEDIATE the
+ * lock is held, and nothing waits.
  */
 export function bunSqliteDialect(sqlite: Database): SqliteDialect {
   const config = { database: adaptBunSqlite(sqlite) }
   return new (class extends SqliteDialect {
     override createDriver(): Driver {
-      return new ImmediateSqliteDriver(config)
+      return new ImmediateSqliteDriver(config, sqlite)
     }
   })(config)
 }
 
+/** How long a statement waits for another connection's write lock before it fails (SQLite's busy timeout before). */
+export const LOCK_WAIT_MS = 5000
+const LONGEST_POLL_MS = 8
+
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #sqlite: Database
+  #connection?: DatabaseConnection
+
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], sqlite: Database) {
+    super(config)
+    this.#sqlite = sqlite
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.#connection ??= waitingForLocks(await super.acquireConnection(), this.#sqlite)
+    return this.#connection
+  }
+
   override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw(settings?.accessMode === 'read only' ? 'begin' : 'begin immediate'))
+  }
+}
+
+const isLocked = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
+
+function waitingForLocks(connection: DatabaseConnection, sqlite: Database): DatabaseConnection {
+  return {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const deadline = performance.now() + LOCK_WAIT_MS
+      for (let poll = 1; ; poll = Math.min(2 * poll, LONGEST_POLL_MS)) {
+        const alone = !sqlite.inTransaction
+        try {
+          return await connection.executeQuery<R>(query)
+        } catch (err) {
+          if (!alone || !isLocked(err) || performance.now() + poll > deadline) throw err
+        }
+        await Bun.sleep(poll)
+      }
+    },
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Writes on a SQLite store beside another process writing the same file (a command beside the server, another
- * instance): a transaction that reads before it writes waits for the lock instead of failing, and a read-only
- * transaction takes no lock.
+ * instance): a transaction that reads before it writes waits for the lock instead of failing, a write waits with the
+ * event loop free, and a read-only transaction takes no lock.
  */
+import { Database } from 'bun:sqlite'
 import { afterEach, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { silentLog } from '../../src/log'
@@ -78,4 +79,33 @@ test('a read-only transaction takes no write lock: another connection writes whi
     })
   const a = await second.selectFrom('nodes').select('description').where('id', '=', 'a').executeTakeFirstOrThrow()
   expect(a.description).toBe('e')
+})
+
+test("a write that meets another connection's lock waits with the event loop free, then lands", async () => {
+  const path = join(dirs.make(), 'registry.db')
+  const db = await openStore(path)
+  stores.push(db)
+  const other = new Database(path)
+  other.run('begin immediate')
+  let ticks = 0
+  const ticker = setInterval(() => ticks++, 2)
+  const publisher = (id: string) => ({ id, name: id, created_at: 't', updated_at: 't' })
+  let settled = 0
+  const writes = [
+    db.insertInto('publishers').values(publisher('alone')).execute(),
+    db.transaction().execute((trx) => trx.insertInto('publishers').values(publisher('in-a-transaction')).execute()),
+  ].map((write) => write.finally(() => settled++))
+  try {
+    // In SQLite's busy handler, the thread slept until the other connection let go, and nothing here could.
+    await Bun.sleep(100)
+    expect(settled).toBe(0)
+    expect(ticks).toBeGreaterThan(20)
+  } finally {
+    clearInterval(ticker)
+    other.run('commit')
+    other.close()
+  }
+  await Promise.all(writes)
+  const ids = await db.selectFrom('publishers').select('id').orderBy('id').execute()
+  expect(ids.map((p) => p.id)).toEqual(['alone', 'in-a-transaction'])
 })
