@@ -15,6 +15,7 @@ import type { Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, PUBLIC_URL, publish, publishActive, upload, type TestApp } from '../support/app'
 import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
+import { readsTable, watchQueries } from '../support/watch-queries'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -26,15 +27,10 @@ const stored = (db: Store) => db.selectFrom('node_documents').selectAll().orderB
 /** A handle on the store that counts the queries reading each of these tables. */
 function counting(db: Store, tables: string[]) {
   const reads: Record<string, number> = Object.fromEntries(tables.map((name) => [name, 0]))
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      const text = JSON.stringify(args.node)
-      if (args.node.kind === 'SelectQueryNode') for (const name of tables) if (text.includes(`"${name}"`)) reads[name]!++
-      return args.node
-    },
-    transformResult: async (args) => args.result,
-  }
-  return { db: db.withPlugin(plugin), reads }
+  const watched = watchQueries(db, (query) => {
+    for (const name of tables) if (readsTable(query, name)) reads[name]!++
+  })
+  return { db: watched, reads }
 }
 
 /** The node as a new cache renders it (from its document when it has one) and as rendered from its rows. */

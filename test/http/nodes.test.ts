@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { commitWrite } from '../../src/services/changes'
 import { makeZip } from '../support/archives'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
+import { namesTable, watchQueries } from '../support/watch-queries'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -149,9 +150,8 @@ describe('POST /bulk/nodes/versions', () => {
     const alone = await Promise.all(items.map((item) => t.call('GET', `/nodes/${item.node_id}/versions/${item.version}`)))
     let versionReads = 0
     const db = t.deps.db
-    t.deps.db = db.withPlugin({
-      transformQuery: (args) => (JSON.stringify(args.node).includes('"node_versions"') && versionReads++, args.node),
-      transformResult: async (args) => args.result,
+    t.deps.db = watchQueries(db, (query) => {
+      if (namesTable(query, 'node_versions')) versionReads++
     })
     const { node_versions: answers } = (await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: items } })).body
     expect(versionReads).toBeLessThanOrEqual(2)
@@ -165,12 +165,8 @@ describe('POST /bulk/nodes/versions', () => {
     })
     expect(answers.slice(0, 5).map((a: any) => a.status)).toEqual(['success', 'success', 'error', 'not_found', 'not_found'])
 
-    t.deps.db = db.withPlugin({
-      transformQuery(args) {
-        if (JSON.stringify(args.node).includes('"node_versions"')) throw new Error('disk I/O error at /secret/path')
-        return args.node
-      },
-      transformResult: async (args) => args.result,
+    t.deps.db = watchQueries(db, (query) => {
+      if (namesTable(query, 'node_versions')) throw new Error('disk I/O error at /secret/path')
     })
     const failed = (await t.call('POST', '/bulk/nodes/versions', { body: { node_versions: items.slice(0, 3) } })).body
     expect(failed.node_versions.map((a: any) => [a.status, a.error_message])).toEqual(Array(3).fill(['error', 'lookup failed']))

@@ -10,6 +10,7 @@ import { addPublisher, addPublisherToken, addUser, aliceWithPublisher, makeTestA
 import { fastHttp, serveTestApp, sync, type ServedApp } from '../support/mirror'
 import { tempDirs } from '../support/tmp'
 import { addresses, escaped, HOSTILE, pageOf, seedPages } from '../support/web-pages'
+import { namesTable, watchQueries } from '../support/watch-queries'
 
 let t: TestApp
 let upstream: ServedApp | undefined
@@ -48,12 +49,8 @@ const cardOrigins = (html: string) =>
 /** Counts the statements that name this table or column, from here on. */
 function countQueries(target: TestApp, name: string) {
   const counter = { count: 0 }
-  target.deps.db = target.deps.db.withPlugin({
-    transformQuery(args) {
-      if (JSON.stringify(args.node).includes(`"${name}"`)) counter.count++
-      return args.node
-    },
-    transformResult: async (args) => args.result,
+  target.deps.db = watchQueries(target.deps.db, (query) => {
+    if (namesTable(query, name)) counter.count++
   })
   return counter
 }

@@ -11,6 +11,7 @@ import { pickLatest } from '../../src/services/latest'
 import { writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
+import { watchQueries } from '../support/watch-queries'
 
 /** Runs `between` once, right after the first query whose SQL matches `pattern` has read its rows. */
 function interleave(pattern: RegExp, between: () => Promise<void>): KyselyPlugin {
@@ -108,7 +109,7 @@ describe('download counts in the index', () => {
       { id: 'b', downloads: 10 },
     ])
     let queries = 0
-    const counting = db.withPlugin({ transformQuery: (args) => (queries++, args.node), transformResult: async (args) => args.result })
+    const counting = watchQueries(db, () => queries++)
     const search = createIndexedSearch(counting, silentLog)
     await search.warm()
     expect(await list(search)).toEqual(['b', 'a'])
@@ -149,7 +150,7 @@ describe('search index before its warm-up', () => {
   test('changes committed before the warm-up starts cost no query, and the warm-up reads them', async () => {
     db = await openStore(':memory:')
     let queries = 0
-    const counting = db.withPlugin({ transformQuery: (args) => (queries++, args.node), transformResult: async (args) => args.result })
+    const counting = watchQueries(db, () => queries++)
     const search = createIndexedSearch(counting, silentLog)
     await seedNodes(db, [{ id: 'a', description: 'sprocket' }])
     await search.nodesChanged(['a'])

@@ -1,7 +1,6 @@
 /** Every cache is bounded by bytes, and a change drops only what it touches. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Hono } from 'hono'
-import type { KyselyPlugin } from 'kysely'
 import { listed, listResponseCache } from '../../src/http/response-cache'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
@@ -9,6 +8,7 @@ import { createNodeJsonCache } from '../../src/services/node-json'
 import { writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
+import { namesTable, readsTable, watchQueries } from '../support/watch-queries'
 
 let db: Store | undefined
 afterEach(async () => {
@@ -28,14 +28,10 @@ async function store(n: number) {
     Array.from({ length: n }, (_, i) => `node-${i}`),
   )
   const reads = { nodes: 0 }
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node).includes('"nodes"')) reads.nodes++
-      return args.node
-    },
-    transformResult: async (args) => args.result,
-  }
-  return { db: db.withPlugin(plugin), reads }
+  const watched = watchQueries(db, (query) => {
+    if (readsTable(query, 'nodes')) reads.nodes++
+  })
+  return { db: watched, reads }
 }
 
 describe('node JSON cache', () => {
@@ -121,13 +117,8 @@ describe('rendered publishers inside nodes', () => {
       { id: 'b', publisher: 'acme', publisherName: 'Acme' },
     ])
     const reads = { publishers: 0 }
-    const counting = db.withPlugin({
-      transformQuery(args) {
-        const text = JSON.stringify(args.node)
-        if (args.node.kind === 'SelectQueryNode' && text.includes('"publishers"') && !text.includes('"nodes"')) reads.publishers++
-        return args.node
-      },
-      transformResult: async (args) => args.result,
+    const counting = watchQueries(db, (query) => {
+      if (readsTable(query, 'publishers') && !namesTable(query, 'nodes')) reads.publishers++
     })
     const cache = createNodeJsonCache(counting, 'http://x')
     await cache.render(['a'])

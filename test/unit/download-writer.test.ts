@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { sql, type KyselyPlugin } from 'kysely'
+import { sql } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { commitWrite } from '../../src/services/changes'
@@ -19,6 +19,7 @@ import { startDownloadWriter, type DownloadWriter } from '../../src/store/downlo
 import { seedNodes } from '../support/seed'
 import { appendPlus, settled } from '../support/writes'
 import { tempDirs } from '../support/tmp'
+import { namesTable, watchQueries } from '../support/watch-queries'
 
 const dirs = tempDirs('download-writer')
 const opened: { db: Store; writer?: DownloadWriter }[] = []
@@ -30,17 +31,13 @@ afterEach(async () => {
   dirs.cleanup()
 })
 
-/** Statements on the nodes table through this process's own handle. */
-function watchNodeWrites() {
+/** A handle on `db` that counts the updates of the nodes table sent through it (this process's own handle). */
+function watchNodeWrites(db: Store) {
   const seen = { updates: 0 }
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      if (args.node.kind === 'UpdateQueryNode' && JSON.stringify(args.node).includes('"nodes"')) seen.updates++
-      return args.node
-    },
-    transformResult: async (args) => args.result,
-  }
-  return { seen, plugin }
+  const store = watchQueries(db, (query) => {
+    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'nodes')) seen.updates++
+  })
+  return { seen, store }
 }
 
 /**
@@ -72,8 +69,7 @@ async function world(writerPath?: (file: string) => string) {
     { id: 'a', description: 'sprocket', downloads: 5 },
     { id: 'b', description: 'flywheel', downloads: 7 },
   ])
-  const { seen, plugin } = watchNodeWrites()
-  const db = base.withPlugin(plugin)
+  const { seen, store: db } = watchNodeWrites(base)
   const writer = startDownloadWriter(db, writerPath ? writerPath(path) : path)
   opened.push({ db: base, writer })
   const search = createIndexedSearch(db, silentLog)

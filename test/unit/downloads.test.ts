@@ -1,6 +1,5 @@
 /** The download counter: counts kept in memory, flushed in one transaction, at shutdown too; caches keep rendered nodes. */
 import { afterEach, describe, expect, test } from 'bun:test'
-import type { KyselyPlugin } from 'kysely'
 import { silentLog } from '../../src/log'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createDownloadCounter } from '../../src/services/downloads'
@@ -8,6 +7,7 @@ import { createNodeJsonCache } from '../../src/services/node-json'
 import { listChanges } from '../../src/store/changes'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
+import { namesTable, readsTable, watchQueries } from '../support/watch-queries'
 
 let db: Store | undefined
 afterEach(async () => {
@@ -15,25 +15,20 @@ afterEach(async () => {
   db = undefined
 })
 
-/** Counts the statements that read or write the nodes table; `failUpdates` makes updates of it throw. */
-function watch() {
+/** A handle on `db` that counts the statements that read or write the nodes table; `failUpdates` makes updates of it throw. */
+function watch(db: Store) {
   const seen = { selects: 0, updates: 0, failUpdates: 0 }
-  const plugin: KyselyPlugin = {
-    transformQuery(args) {
-      const text = JSON.stringify(args.node)
-      if (args.node.kind === 'SelectQueryNode' && text.includes('"nodes"')) seen.selects++
-      if (args.node.kind === 'UpdateQueryNode' && text.includes('"nodes"')) {
-        seen.updates++
-        if (seen.failUpdates > 0) {
-          seen.failUpdates--
-          throw new Error('database is locked')
-        }
+  const store = watchQueries(db, (query) => {
+    if (readsTable(query, 'nodes')) seen.selects++
+    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'nodes')) {
+      seen.updates++
+      if (seen.failUpdates > 0) {
+        seen.failUpdates--
+        throw new Error('database is locked')
       }
-      return args.node
-    },
-    transformResult: async (args) => args.result,
-  }
-  return { seen, plugin }
+    }
+  })
+  return { seen, store }
 }
 
 async function world() {
@@ -42,8 +37,7 @@ async function world() {
     { id: 'a', description: 'sprocket', downloads: 5 },
     { id: 'b', description: 'flywheel', downloads: 7 },
   ])
-  const { seen, plugin } = watch()
-  const store = db.withPlugin(plugin)
+  const { seen, store } = watch(db)
   const search = createIndexedSearch(store, silentLog)
   await search.warm()
   const nodeJson = createNodeJsonCache(store, 'http://x')

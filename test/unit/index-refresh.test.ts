@@ -11,6 +11,7 @@ import { createNodeJsonCache } from '../../src/services/node-json'
 import { openStore, type Store } from '../../src/store/db'
 import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
+import { watchQueries } from '../support/watch-queries'
 
 let db: Store | undefined
 afterEach(async () => {
@@ -33,14 +34,10 @@ const seeded = async () => {
 /** The statements sent through a handle on the store, as SQL; `fail(sql)` makes one throw. */
 function watched(store: Store, fail: (sql: string) => boolean = () => false) {
   const sent: string[] = []
-  const handle = store.withPlugin({
-    transformQuery(args) {
-      const sql = store.getExecutor().compileQuery(args.node, args.queryId).sql
-      sent.push(sql)
-      if (fail(sql)) throw new Error('store fault')
-      return args.node
-    },
-    transformResult: async (args) => args.result,
+  const handle = watchQueries(store, (query, queryId) => {
+    const sql = store.getExecutor().compileQuery(query, queryId).sql
+    sent.push(sql)
+    if (fail(sql)) throw new Error('store fault')
   })
   return { handle, sent }
 }

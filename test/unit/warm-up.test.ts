@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/db'
 import { turnsDuring } from '../support/event-loop'
 import { seedNodes } from '../support/seed'
 import { tempDirs } from '../support/tmp'
+import { watchQueries } from '../support/watch-queries'
 
 const dirs = tempDirs('warm-up')
 let db: Store | undefined
@@ -24,7 +25,7 @@ const query = { search: 'sprocket', includeBanned: false, offset: 0, limit: 5 }
 /** Counts the statements sent through a store handle. */
 function counted(store: Store) {
   const seen = { queries: 0 }
-  const handle = store.withPlugin({ transformQuery: (args) => (seen.queries++, args.node), transformResult: async (args) => args.result })
+  const handle = watchQueries(store, () => seen.queries++)
   return { handle, seen }
 }
 
@@ -122,12 +123,8 @@ describe('download counts held by the index', () => {
     db = await openStore(':memory:')
     await seedNodes(db, [{ id: 'a', downloads: 5 }])
     let failing = false
-    const flaky = db.withPlugin({
-      transformQuery(args) {
-        if (failing) throw new Error('the store is gone')
-        return args.node
-      },
-      transformResult: async (args) => args.result,
+    const flaky = watchQueries(db, () => {
+      if (failing) throw new Error('the store is gone')
     })
     const search = createIndexedSearch(flaky, silentLog)
     await search.warm()
