@@ -5,6 +5,7 @@
  */
 import { sql, type RawBuilder } from 'kysely'
 import { joinedText, type Store } from './db'
+import { preparedList } from './prepared'
 
 const LINE = '\n'
 
@@ -16,10 +17,8 @@ export const keywordsOfNode = (): RawBuilder<string> =>
 export const hostNamesOfNode = (db: Store): RawBuilder<string> =>
   sql`coalesce((select ${joinedText(db, 'host_nodes.name', LINE)} from host_nodes where host_nodes.version_id = nodes.latest_version_id), '')`
 
-/** The texts of these nodes as their rows (and their latest versions' host nodes) are now. */
-export async function writeSearchTexts(db: Store, ids: readonly string[]): Promise<void> {
-  if (!ids.length) return
-  await db
+const writeKeywords = preparedList<{}, never>((db, _p, ids) =>
+  db
     .insertInto('node_search_keywords')
     .columns(['node_id', 'text'])
     .expression(
@@ -28,9 +27,16 @@ export async function writeSearchTexts(db: Store, ids: readonly string[]): Promi
         .select(['nodes.id', keywordsOfNode().as('text')])
         .where('nodes.id', 'in', ids),
     )
-    .onConflict((oc) => oc.column('node_id').doUpdateSet({ text: (eb) => eb.ref('excluded.text') }))
-    .execute()
-  await db
+    .onConflict((oc) =>
+      oc
+        .column('node_id')
+        .doUpdateSet({ text: (eb) => eb.ref('excluded.text') })
+        .where((eb) => eb('node_search_keywords.text', '!=', eb.ref('excluded.text'))),
+    ),
+)
+
+const writeHostNames = preparedList<{}, never>((db, _p, ids) =>
+  db
     .insertInto('node_search_host_names')
     .columns(['node_id', 'names'])
     .expression(
@@ -39,6 +45,19 @@ export async function writeSearchTexts(db: Store, ids: readonly string[]): Promi
         .select(['nodes.id', hostNamesOfNode(db).as('names')])
         .where('nodes.id', 'in', ids),
     )
-    .onConflict((oc) => oc.column('node_id').doUpdateSet({ names: (eb) => eb.ref('excluded.names') }))
-    .execute()
+    .onConflict((oc) =>
+      oc
+        .column('node_id')
+        .doUpdateSet({ names: (eb) => eb.ref('excluded.names') })
+        .where((eb) => eb('node_search_host_names.names', '!=', eb.ref('excluded.names'))),
+    ),
+)
+
+/**
+ * The texts of these nodes as their rows (and their latest versions' host nodes) are now. Most writes of a node
+ * change neither (a review, a ban): a text left as it was is not written again. Compiled once (store/prepared.ts).
+ */
+export async function writeSearchTexts(db: Store, ids: readonly string[]): Promise<void> {
+  await writeKeywords(db, {}, ids)
+  await writeHostNames(db, {}, ids)
 }
