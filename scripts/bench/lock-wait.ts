@@ -1,8 +1,9 @@
 /**
  * A server beside another process that holds the store's write lock (a command, another instance on the file):
  * `--hold` ms of every `--period`, for `--seconds`. Two clients post reviews (each a write that waits for the lock)
- * while a third polls `GET /health` every 10 ms; reports the poll's latency (what waiting for the lock costs
- * everything else) and the reviews' count, p99 and statuses.
+ * while two more poll every 10 ms: `GET /health` (no store) and `GET /users` (its token read from the store each
+ * time). Reports the polls' latency (what waiting for the lock costs everything else) and the reviews' count, p99
+ * and statuses.
  * Run: npm run build && bun scripts/bench/lock-wait.ts [--seconds 8] [--hold 150] [--period 300]
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -62,44 +63,52 @@ const holder = Bun.spawn(
 
 let stop = false
 const health: number[] = []
+const reads: number[] = []
 const reviews: number[] = []
 const statuses = new Map<number, number>()
+const auth = { authorization: `Bearer ${TOKEN}` }
 const reviewer = async (first: number) => {
   for (let i = first; !stop; i++) {
     const started = performance.now()
-    const res = await fetch(`${server.url}/nodes/n${i % NODES}/reviews?star=${1 + (i % 5)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    })
+    const res = await fetch(`${server.url}/nodes/n${i % NODES}/reviews?star=${1 + (i % 5)}`, { method: 'POST', headers: auth })
     await res.arrayBuffer()
     reviews.push(performance.now() - started)
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
   }
 }
-const poll = async () => {
+const poll = async (path: string, into: number[]) => {
   while (!stop) {
     const started = performance.now()
-    await (await fetch(`${server.url}/health`)).arrayBuffer()
-    health.push(performance.now() - started)
+    const res = await fetch(server.url + path, { headers: auth })
+    await res.arrayBuffer()
+    if (!res.ok) throw new Error(`${path}: ${res.status}`)
+    into.push(performance.now() - started)
     await Bun.sleep(10)
   }
 }
 const load = loadAverage()
-const running = [reviewer(0), reviewer(NODES / 2), poll()]
-await holder.exited
-stop = true
-await Promise.all(running)
-server.proc.kill('SIGTERM')
-await server.proc.exited
-rmSync(dir, { recursive: true, force: true })
+try {
+  const running = [reviewer(0), reviewer(NODES / 2), poll('/health', health), poll('/users', reads)]
+  await holder.exited
+  stop = true
+  await Promise.all(running)
+} finally {
+  stop = true
+  holder.kill()
+  server.proc.kill('SIGTERM')
+  await Promise.all([holder.exited, server.proc.exited])
+  rmSync(dir, { recursive: true, force: true })
+}
 
-for (const list of [health, reviews]) list.sort((a, b) => a - b)
 const ms = (sorted: number[], p: number) => quantile(sorted, p).toFixed(1)
+const polled = (name: string, list: number[]) => {
+  list.sort((a, b) => a - b)
+  return `  ${name} every 10 ms: ${list.length} answered, p50 ${ms(list, 0.5)} ms, p99 ${ms(list, 0.99)} ms, max ${list.at(-1)!.toFixed(1)} ms`
+}
+reviews.sort((a, b) => a - b)
 console.log(`another process holding the write lock ${HOLD_MS} ms of every ${PERIOD_MS}, ${SECONDS} s (load average ${load}):`)
-console.log(
-  `  GET /health every 10 ms: ${health.length} answered, p50 ${ms(health, 0.5)} ms, p99 ${ms(health, 0.99)} ms, ` +
-    `max ${health.at(-1)!.toFixed(1)} ms`,
-)
+console.log(polled('GET /health', health))
+console.log(polled('GET /users (a store read)', reads))
 console.log(
   `  reviews from 2 clients: ${reviews.length}, p50 ${ms(reviews, 0.5)} ms, p99 ${ms(reviews, 0.99)} ms; ` +
     `statuses ${JSON.stringify(Object.fromEntries(statuses))}`,

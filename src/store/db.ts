@@ -101,9 +101,14 @@ export async function refreshStatistics(db: Store, tables: readonly string[]): P
 /** Which SQL the store speaks (a transaction's handle answers like its store's). */
 export const dialectOf = (db: Kysely<any>): Dialect => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite')
 
-/** The text of `column` over a group's rows, joined by `separator` (the one aggregate the dialects spell apart). */
+/**
+ * The text of `column` over a group's rows in its order, joined by `separator` (the one aggregate the dialects spell
+ * apart; SQLite orders inside it since 3.44, Bun's is newer). In order, so that the same rows give the same text.
+ */
 export const joinedText = (db: Kysely<any>, column: string, separator: string): RawBuilder<string | null> =>
-  dialectOf(db) === 'postgres' ? sql`string_agg(${sql.ref(column)}, ${separator})` : sql`group_concat(${sql.ref(column)}, ${separator})`
+  dialectOf(db) === 'postgres'
+    ? sql`string_agg(${sql.ref(column)}, ${separator} order by ${sql.ref(column)})`
+    : sql`group_concat(${sql.ref(column)}, ${separator} order by ${sql.ref(column)})`
 
 /** The PostgreSQL client under this store (for LISTEN), or undefined on SQLite. */
 export const postgresClient = (db: Store): SQL | undefined => clients.get(db)

@@ -13,7 +13,7 @@ const LINE = '\n'
 export const keywordsOfNode = (): RawBuilder<string> =>
   sql`nodes.id || ${LINE} || nodes.name || ${LINE} || nodes.description || ${LINE} || nodes.author || ${LINE} || nodes.tags_json`
 
-/** The host node names of the node's latest version, a line each ('' without any); in no order. */
+/** The host node names of the node's latest version, a line each, in name order ('' without any). */
 export const hostNamesOfNode = (db: Store): RawBuilder<string> =>
   sql`coalesce((select ${joinedText(db, 'host_nodes.name', LINE)} from host_nodes where host_nodes.version_id = nodes.latest_version_id), '')`
 

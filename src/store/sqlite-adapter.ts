@@ -5,9 +5,11 @@
 import type { Database } from 'bun:sqlite'
 import {
   CompiledQuery,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type QueryResult,
   type SqliteDatabase,
@@ -76,17 +78,27 @@ export function adaptBunSqlite(sqlite: Database): SqliteDatabase {
  * another instance, the download writer thread) committed between its read and its write.
  *
  * The wait is on a timer, not in SQLite's busy handler: bun:sqlite runs a statement on the calling thread, so a busy
- * timeout sleeps with the event loop held for as long as the other connection keeps its transaction (a second's
+ * timeout slept with the event loop held for as long as the other connection kept its transaction (a second's
  * download counts at 100,000 nodes, a mirror's batch, a command's write). The connection's own busy timeout is 0
  * (db.ts), and a statement that finds the database locked outside a transaction (a BEGIN, or a statement alone) is
  * run again after 1, 2, 4, then every 8 ms, for up to LOCK_WAIT_MS in all. Inside a transaction begun IMMEDIATE the
- * lock is held, and nothing waits.
+ * lock is held, and nothing waits. Between its tries it lets the connection go, so that reads (which the other
+ * connection's lock does not stop) are answered meanwhile.
  */
 export function bunSqliteDialect(sqlite: Database): SqliteDialect {
   const config = { database: adaptBunSqlite(sqlite) }
   return new (class extends SqliteDialect {
     override createDriver(): Driver {
       return new ImmediateSqliteDriver(config, sqlite)
+    }
+    // The driver hands its one connection out itself (ConnectionTurns), so that Kysely's own lock on it, held from a
+    // statement's start to its end, does not keep reads waiting while a write waits for another connection.
+    override createAdapter(): DialectAdapter {
+      return new (class extends SqliteAdapter {
+        override get supportsMultipleConnections() {
+          return true
+        }
+      })()
     }
   })(config)
 }
@@ -95,8 +107,29 @@ export function bunSqliteDialect(sqlite: Database): SqliteDialect {
 export const LOCK_WAIT_MS = 5000
 const LONGEST_POLL_MS = 8
 
+/** Whether SQLite said the database is locked, in any of its words for it (SQLITE_BUSY and its extended codes). */
+export const isDatabaseLocked = (err: unknown): boolean => ((err as { errno?: number }).errno ?? 0) % 256 === 5
+
+/** The one connection, to one holder at a time (a statement, or a transaction from its BEGIN to its end), in turn. */
+class ConnectionTurns {
+  #held = false
+  readonly #waiting: (() => void)[] = []
+
+  async take(): Promise<void> {
+    if (!this.#held) this.#held = true
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve))
+  }
+
+  give(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#held = false
+  }
+}
+
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #sqlite: Database
+  readonly #turns = new ConnectionTurns()
   #connection?: DatabaseConnection
 
   constructor(config: ConstructorParameters<typeof SqliteDriver>[0], sqlite: Database) {
@@ -105,8 +138,13 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    this.#connection ??= waitingForLocks(await super.acquireConnection(), this.#sqlite)
+    await this.#turns.take()
+    this.#connection ??= waitingForLocks(await super.acquireConnection(), this.#sqlite, this.#turns)
     return this.#connection
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.#turns.give()
   }
 
   override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
@@ -114,9 +152,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
-const isLocked = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
-
-function waitingForLocks(connection: DatabaseConnection, sqlite: Database): DatabaseConnection {
+function waitingForLocks(connection: DatabaseConnection, sqlite: Database, turns: ConnectionTurns): DatabaseConnection {
   return {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
       const deadline = performance.now() + LOCK_WAIT_MS
@@ -125,9 +161,12 @@ function waitingForLocks(connection: DatabaseConnection, sqlite: Database): Data
         try {
           return await connection.executeQuery<R>(query)
         } catch (err) {
-          if (!alone || !isLocked(err) || performance.now() + poll > deadline) throw err
+          if (!alone || !isDatabaseLocked(err) || performance.now() + poll > deadline) throw err
         }
+        // No transaction is open on the connection: another holder may use it meanwhile, and give it back.
+        turns.give()
         await Bun.sleep(poll)
+        await turns.take()
       }
     },
     streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),

@@ -14,6 +14,7 @@ import { findNode, listNodesByIds } from '../../src/store/nodes'
 import type { Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, PUBLIC_URL, publish, publishActive, upload, type TestApp } from '../support/app'
 import { turnsDuring } from '../support/event-loop'
+import { staleSearchTexts } from '../support/documents'
 import { seedNodes } from '../support/seed'
 import { readsTable, watchQueries } from '../support/watch-queries'
 
@@ -146,6 +147,20 @@ describe('filling missing documents', () => {
     expect(docs.length).toBe(1203)
     expect(new Set(docs.map((d) => d.format))).toEqual(new Set([DOCUMENT_FORMAT]))
     expect(JSON.parse(docs[1000]!.node_json).description).toBe('number 1000')
+    expect(await fillMissingDocuments(t.deps.db)).toBe(0)
+  })
+
+  test('writes the search texts of a node that has a document but no texts (written by an older executable)', async () => {
+    await seedNodes(t.deps.db, [
+      { id: 'kept', description: 'sprocket' },
+      { id: 'bare', description: 'flywheel', hostNodes: ['SpinUp'] },
+    ])
+    expect(await fillMissingDocuments(t.deps.db)).toBe(2)
+    await t.deps.db.deleteFrom('node_search_keywords').where('node_id', '=', 'bare').execute()
+    await t.deps.db.deleteFrom('node_search_host_names').where('node_id', '=', 'bare').execute()
+    expect(await staleSearchTexts(t.deps.db)).toEqual(['bare'])
+    expect(await fillMissingDocuments(t.deps.db)).toBe(1)
+    expect(await staleSearchTexts(t.deps.db)).toEqual([])
     expect(await fillMissingDocuments(t.deps.db)).toBe(0)
   })
 

@@ -69,7 +69,7 @@ export async function staleSearchTexts(db: Store): Promise<string[]> {
       hostNamesOfNode(db).as('hostNames'),
     ])
     .execute()
-  // The host names come in no order.
+  // The migration's fill joined the host names in no order.
   const names = (text: string | null) => (text === null ? null : text.split('\n').sort().join('\n'))
   return rows.filter((r) => r.storedKeywords !== r.keywords || names(r.storedHostNames) !== names(r.hostNames)).map((r) => r.id)
 }

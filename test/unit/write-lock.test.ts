@@ -10,6 +10,7 @@ import { silentLog } from '../../src/log'
 import { createStoreSearch } from '../../src/search/store-search'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { openStore, type Store } from '../../src/store/db'
+import { isDatabaseLocked } from '../../src/store/sqlite-adapter'
 import { seedNodes } from '../support/seed'
 import { appendPlus } from '../support/writes'
 import { tempDirs } from '../support/tmp'
@@ -81,7 +82,7 @@ test('a read-only transaction takes no write lock: another connection writes whi
   expect(a.description).toBe('e')
 })
 
-test("a write that meets another connection's lock waits with the event loop free, then lands", async () => {
+test("a write that meets another connection's lock waits with the event loop free, reads going on, then lands", async () => {
   const path = join(dirs.make(), 'registry.db')
   const db = await openStore(path)
   stores.push(db)
@@ -100,6 +101,9 @@ test("a write that meets another connection's lock waits with the event loop fre
     await Bun.sleep(100)
     expect(settled).toBe(0)
     expect(ticks).toBeGreaterThan(20)
+    // Reads are answered meanwhile: the waiting writes let the connection go between their tries.
+    expect(await db.selectFrom('publishers').select('id').execute()).toEqual([])
+    expect(settled).toBe(0)
   } finally {
     clearInterval(ticker)
     other.run('commit')
@@ -108,4 +112,15 @@ test("a write that meets another connection's lock waits with the event loop fre
   await Promise.all(writes)
   const ids = await db.selectFrom('publishers').select('id').orderBy('id').execute()
   expect(ids.map((p) => p.id)).toEqual(['alone', 'in-a-transaction'])
+})
+
+test("the lock is known in each of SQLite's words for it", () => {
+  const error = (code: string, errno: number) => Object.assign(new Error('database is locked'), { code, errno })
+  expect(isDatabaseLocked(error('SQLITE_BUSY', 5))).toBe(true)
+  expect(isDatabaseLocked(error('SQLITE_BUSY_RECOVERY', 261))).toBe(true)
+  expect(isDatabaseLocked(error('SQLITE_BUSY_SNAPSHOT', 517))).toBe(true)
+  expect(isDatabaseLocked(error('SQLITE_BUSY_TIMEOUT', 773))).toBe(true)
+  expect(isDatabaseLocked(error('SQLITE_LOCKED', 6))).toBe(false)
+  expect(isDatabaseLocked(error('SQLITE_CONSTRAINT_UNIQUE', 2067))).toBe(false)
+  expect(isDatabaseLocked(new Error('no code'))).toBe(false)
 })
