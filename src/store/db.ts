@@ -10,7 +10,7 @@ import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
 import { isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
-import { bunSqliteDialect, LOCK_WAIT_MS } from './sqlite-adapter'
+import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
@@ -127,12 +127,14 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * The database cannot be reached or is shutting down: the request may succeed once it is back (503, not 500).
+ * The database cannot be reached, is shutting down or is busy: the request may succeed once it is back (503, not 500).
  * Bun's client says so in its own codes; the server's SQLSTATE classes 08 (connection), 57P (operator
- * intervention: shutdown, restart) and 53300 (too many connections) say the same.
+ * intervention: shutdown, restart) and 53300 (too many connections) say the same; SQLite says it is locked.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
+  // A SQLite store another connection kept locked past the wait (a long command or import on the file).
+  if (isDatabaseLocked(err)) return true
   const { code, errno } = err as { code?: string; errno?: unknown }
   if (
     typeof code === 'string' &&

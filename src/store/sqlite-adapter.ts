@@ -108,7 +108,10 @@ export const LOCK_WAIT_MS = 5000
 const LONGEST_POLL_MS = 8
 
 /** Whether SQLite said the database is locked, in any of its words for it (SQLITE_BUSY and its extended codes). */
-export const isDatabaseLocked = (err: unknown): boolean => ((err as { errno?: number }).errno ?? 0) % 256 === 5
+export const isDatabaseLocked = (err: unknown): boolean => {
+  const { errno } = err as { errno?: unknown }
+  return typeof errno === 'number' && errno % 256 === 5 // PostgreSQL's errno is its SQLSTATE, a string
+}
 
 /** The one connection, to one holder at a time (a statement, or a transaction from its BEGIN to its end), in turn. */
 class ConnectionTurns {

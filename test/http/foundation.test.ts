@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
 import { addUser, aliceWithPublisher, makeTestApp, publish, publishActive, storedBlobs, upload, type TestApp } from '../support/app'
 import { writeDocuments } from '../../src/services/node-documents'
+import { namesTable, watchQueries } from '../support/watch-queries'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -170,6 +171,22 @@ describe('callers', () => {
     await t.deps.db.destroy()
     expect((await t.call('GET', '/health', { token: 'anything' })).status).toBe(200)
     expect((await t.call('GET', '/nodes/search', { token: 'anything' })).status).toBe(500)
+  })
+
+  test('a write that finds the store locked by another process past the wait: 503 database_unavailable, a warning', async () => {
+    const { token } = await aliceWithPublisher(t)
+    const db = t.deps.db
+    // What the store throws once its wait for another connection's lock (5 s) is over.
+    t.deps.db = watchQueries(db, (query) => {
+      if (query.kind === 'UpdateQueryNode' && namesTable(query, 'publishers'))
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY', errno: 5 })
+    })
+    const res = await t.call('PUT', '/publishers/acme', { token, body: { name: 'Renamed' } })
+    t.deps.db = db
+    expect(res).toMatchObject({ status: 503, body: { error: 'database_unavailable' } })
+    expect(res.headers.get('retry-after')).toBe('5')
+    expect(t.logs.some((line) => line.includes('"database.unavailable"') && line.includes('database is locked'))).toBe(true)
+    expect(t.logs.some((line) => line.includes('"request.failed"'))).toBe(false)
   })
 
   test('two creations of one publisher id at once: one 201, the other 409', async () => {

@@ -123,4 +123,5 @@ test("the lock is known in each of SQLite's words for it", () => {
   expect(isDatabaseLocked(error('SQLITE_LOCKED', 6))).toBe(false)
   expect(isDatabaseLocked(error('SQLITE_CONSTRAINT_UNIQUE', 2067))).toBe(false)
   expect(isDatabaseLocked(new Error('no code'))).toBe(false)
+  expect(isDatabaseLocked(Object.assign(new Error('PostgreSQL'), { errno: '00005' }))).toBe(false)
 })
