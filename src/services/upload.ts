@@ -76,8 +76,8 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   await checkStillOpen(deps.db, node, version.id)
   if (await findArchive(deps.db, version.id)) throw alreadyUploaded(version.version)
   // Refused at once, before a byte of the body is read: the first PUT holds the version until it ends.
-  // In a write turn, as commitWrite's writes (services/write-turn.ts): not waiting for the lock with the event loop
-  // held while the download writer thread commits.
+  // In a write turn, as commitWrite's writes (services/write-turn.ts): after the download writer thread's batch, on a
+  // promise, rather than polling the lock while the thread commits.
   if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps))))) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
