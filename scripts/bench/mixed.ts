@@ -51,12 +51,25 @@ function activeIds(dir: string): string[] {
   }
 }
 
+const enc = encodeURIComponent
+
+/** An install of a node drawn from `ids`. */
+const installOf = (id: string): LoadRequest => ({ kind: 'install', path: `/nodes/${enc(id)}/install` })
+
+/**
+ * Installs alone, seeded: drawn directly, so that the client's own work per request stays as small as for the
+ * /health it is compared with (drawing from the whole mix made a distinct search for every install it skipped).
+ */
+export function installTraffic(ids: string[], seed: number): () => LoadRequest {
+  const pick = picker(seededRandom(seed))
+  return () => installOf(pick(ids))
+}
+
 /** A generator of the mix's requests, seeded. */
 export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
   const random = seededRandom(seed)
   const pick = picker(random)
   const nextSearch = distinctSearches(seed + 1)
-  const enc = encodeURIComponent
   return () => {
     let r = random()
     const kind = MIX.find(([, share]) => (r -= share) < 0)?.[0] ?? 'search'
@@ -70,7 +83,7 @@ export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
       case 'node':
         return { kind, path: `/nodes/${enc(pick(ids))}` }
       case 'install':
-        return { kind, path: `/nodes/${enc(pick(ids))}/install` }
+        return installOf(pick(ids))
       default:
         return { kind, path: `/nodes/${enc(pick(ids))}/versions` }
     }
@@ -96,18 +109,7 @@ async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number
     const mix = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS, next }))
     const health2 = await healthRate(server.url, CLIENTS, SECONDS / 2)
     const health = (health1.perSecond + health2) / 2
-    const installNext = mixedTraffic(ids, n + 2)
-    const installs = await cpuPer(() =>
-      runLoad(server.url, {
-        clients: CLIENTS,
-        seconds: SECONDS / 2,
-        next: () => {
-          let req = installNext()
-          while (req.kind !== 'install') req = installNext()
-          return req
-        },
-      }),
-    )
+    const installs = await cpuPer(() => runLoad(server.url, { clients: CLIENTS, seconds: SECONDS / 2, next: installTraffic(ids, n + 2) }))
     const health3 = await healthRate(server.url, CLIENTS, SECONDS / 2)
     const peak = server.peakRssBytes()
     const kinds = MIX.map(([kind]) => `${kind} ${ms(quantile(mix.byKind.get(kind) ?? [], 0.99))}`).join(', ')
