@@ -1,6 +1,7 @@
 /** The catalogue's list order: kept sorted in place as download counts and rankings change. */
 import { expect, test } from 'bun:test'
-import { Candidates, Catalog } from '../../src/search/catalog'
+import { Catalog } from '../../src/search/catalog'
+import { Candidates } from '../../src/search/catalog-facts'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
 
