@@ -137,8 +137,8 @@ describe('mirrored nodes and publishers', () => {
 
     upstream!.server.stop(true)
     expect(await sync(t, url)).toMatchObject({ complete: false, unreachable: true })
-    await freshness.refresh({ source: url, unreachable: true })
     const triedAt = t.clock.now.toISOString()
+    await freshness.refresh({ source: url, unreachable: true, attemptedAt: triedAt, error: 'cannot connect' })
     node = (await page('/-/nodes/sharp-pack')).html
     expect(node).toContain(`It was last synced ${at(syncedAt, '11 minutes ago')}.`)
     expect(node).toContain(

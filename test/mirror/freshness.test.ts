@@ -57,6 +57,33 @@ describe('a serving mirror', () => {
     expect((await mirror.call('GET', '/nodes/pack/install')).status).toBe(200)
   })
 
+  test('an upstream never reached shows as unreachable, with the try and its error, before anything is mirrored', async () => {
+    upstream = await serveTestApp()
+    const url = upstream.url
+    upstream.server.stop(true)
+    mirror = await makeTestApp()
+    const freshness = createFreshnessTracker(mirror.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
+    mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+    scheduler = startSyncScheduler(mirror.deps, {
+      from: url,
+      archives: 'lazy',
+      everyMs: 3600_000,
+      fullEvery: 100,
+      http: () => fastHttp({ attempts: 1 }).http,
+      freshness,
+    })
+    expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
+    const ready = await mirror.call('GET', '/ready')
+    expect(ready.headers.get('x-mirror-upstream')).toBe('unreachable')
+    expect(ready.body.mirror).toEqual({
+      upstream: url,
+      state: 'unreachable',
+      last_success_at: null,
+      last_attempt_at: mirror.clock.now.toISOString(),
+      last_error: expect.stringContaining('cannot connect'),
+    })
+  })
+
   test('one run at a time: asking again while a run is under way answers that run', async () => {
     upstream = await serveTestApp()
     const { pat } = await aliceWithPublisher(upstream)

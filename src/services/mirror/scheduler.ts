@@ -4,7 +4,7 @@
  */
 import type { ArchiveMode } from '../../store/schema'
 import type { UpstreamHttp } from '../../upstream/http-client'
-import type { Deps } from '../deps'
+import { timestamp, type Deps } from '../deps'
 import type { FreshnessTracker } from './freshness'
 import { runSync, type SyncSummary } from './sync'
 
@@ -32,6 +32,7 @@ export function startSyncScheduler(
   const run = async (): Promise<SyncSummary | undefined> => {
     if (stopping.signal.aborted) return undefined
     deps.log.info('mirror.sync_started', { upstream: opts.from })
+    const attemptedAt = timestamp(deps)
     const summary = await runSync(deps, {
       from: opts.from,
       archives: opts.archives,
@@ -40,7 +41,8 @@ export function startSyncScheduler(
       http: opts.http(stopping.signal),
       signal: stopping.signal,
     })
-    await opts.freshness.refresh({ source: opts.from, unreachable: summary.unreachable }).catch(() => {})
+    const lastRun = { source: opts.from, unreachable: summary.unreachable, attemptedAt, error: summary.reason ?? '' }
+    await opts.freshness.refresh(lastRun).catch(() => {})
     const fields = {
       upstream: opts.from,
       complete: summary.complete,
