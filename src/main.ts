@@ -5,11 +5,42 @@ const stopSignal = new Promise<string>((resolve) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal))
 })
 
+/**
+ * The command's output: in order, the lines of one turn of the event loop in one write, and `written()` once all of
+ * it is out. A pipe takes 64 KiB at a time, and exiting with more in hand cut a long `audit --json | jq` short. Once
+ * the reader has gone (`... | head -1`), the rest is dropped.
+ */
+function commandOutput() {
+  let held = ''
+  let writing = Promise.resolve()
+  let readerGone = false
+  const writeHeld = () => {
+    const text = held
+    held = ''
+    writing = writing.then(async () => {
+      if (readerGone) return
+      await Bun.write(Bun.stdout, text).catch(() => (readerGone = true))
+    })
+  }
+  return {
+    line(text: string) {
+      if (!held) queueMicrotask(writeHeld)
+      held += text + '\n'
+    },
+    written() {
+      if (held) writeHeld()
+      return writing
+    },
+  }
+}
+
+const output = commandOutput()
 const code = await runCli(Bun.argv.slice(2), {
-  out: (line) => process.stdout.write(line + '\n'),
+  out: output.line,
   err: (line) => process.stderr.write(line + '\n'),
   env: process.env,
   stopSignal,
   isTerminal: process.stderr.isTTY === true,
 })
+await output.written()
 process.exit(code)

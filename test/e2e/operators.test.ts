@@ -1,9 +1,9 @@
 /** The compiled binary as an operator runs it: token commands against a running server, metrics, request ids. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cli as runCli, ensureBinary, startServer, type Server } from '../support/binary'
+import { BIN, cli as runCli, ensureBinary, startServer, type Server } from '../support/binary'
 import { parseScrape, series } from '../support/metrics'
 
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-operators-'))
@@ -65,5 +65,39 @@ describe('operations', () => {
     expect(series(s, 'process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024)
     // A running server samples its event loop every 100 ms; the commands above took longer than that.
     expect(series(s, 'registry_mirror_event_loop_delay_seconds_count')).toBeGreaterThan(0)
+  })
+})
+
+describe('command output', () => {
+  /** A data directory whose `users list --json` prints some 300 KB, several times what a pipe holds. */
+  async function manyUsers(): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-output-'))
+    const users = Array.from({ length: 1200 }, (_, i) => ({ id: `user-${i}`, name: `User ${i} ${'n'.repeat(150)}` }))
+    writeFileSync(join(dir, 'fixture.json'), JSON.stringify({ users }))
+    const loaded = await startServer(join(dir, 'data'), '--fixture', join(dir, 'fixture.json'))
+    await loaded.stop()
+    return dir
+  }
+
+  test('reaches a reader that lags whole; a reader that leaves early ends the command quietly', async () => {
+    const dir = await manyUsers()
+    try {
+      // Through a shell's pipe, as an operator runs it (`| jq`, `| head`): it holds 64 KiB.
+      const piped = (reader: string) =>
+        Bun.spawnSync(['bash', '-c', `set -o pipefail; "$0" users list --json --data "$1" | ${reader}`, BIN, join(dir, 'data')])
+      // The reader starts late on purpose: exiting with output still in hand cut it at 64 KiB.
+      const lagging = piped('(sleep 0.3; cat)')
+      expect(lagging.exitCode).toBe(0)
+      expect((JSON.parse(lagging.stdout.toString()) as unknown[]).length).toBe(1200)
+
+      const leaving = piped('head -c 10')
+      expect({ code: leaving.exitCode, out: leaving.stdout.toString(), err: leaving.stderr.toString() }).toEqual({
+        code: 0,
+        out: lagging.stdout.toString().slice(0, 10),
+        err: '',
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
