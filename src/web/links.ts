@@ -35,6 +35,8 @@ export interface Links {
   asset(name: string): string
   /** The same search against the JSON API. */
   apiSearch(query: SearchQuery): string
+  /** The host node classes of a version, from the JSON API. */
+  hostNodes(id: string, version: string): string
   openapi(): string
 }
 
@@ -65,6 +67,7 @@ export function createLinks(publicUrl: string): Links {
     clients: () => `${base}${PAGE_PREFIX}/clients`,
     asset: (name) => `${base}${PAGE_PREFIX}/assets/${seg(name)}`,
     apiSearch: (query) => `${base}/nodes/search${searchString(query, 10)}`,
+    hostNodes: (id, version) => `${base}/nodes/${seg(id)}/versions/${seg(version)}/host-nodes`,
     openapi: () => `${base}/openapi`,
   }
 }

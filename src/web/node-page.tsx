@@ -18,8 +18,8 @@ export interface NodeView {
   versionPage: { page: number; total: number }
   /** What an install naming no version gets: the newest active version with an archive here. */
   installable?: VersionJson
-  /** Host node classes of the latest version. */
-  hostNodes: string[]
+  /** Host node classes of the latest version: the first HOST_NODES_SHOWN, and how many there are. */
+  hostNodes: { shown: string[]; total: number }
   /** Where the node came from, when it is mirrored. */
   origins: Origins
 }
@@ -27,18 +27,21 @@ export interface NodeView {
 /** Versions a page shows: a node of thousands showed them all, 2 MB of page. */
 export const VERSIONS_PAGE_SIZE = 50
 
+/** Host node classes a page lists: an archive may declare 10,000, 16 MB of page rendered at every view. */
+export const HOST_NODES_SHOWN = 200
+
 /** Unknown and deleted nodes are 404, banned ones 403 `Node Banned`, as in the API. */
 export async function loadNodeView(deps: Deps, id: string, page = 1): Promise<NodeView> {
   const node = await getNode(deps, id)
   const { versions, total } = await pageNodeVersions(deps, node.id, { includeReason: true, page, limit: VERSIONS_PAGE_SIZE })
   const latest = node.latest_version
-  const hostNodes = latest ? (await getVersionHostNodes(deps, node.id, latest.version)).host_nodes : []
+  const names = latest ? (await getVersionHostNodes(deps, node.id, latest.version)).host_nodes : []
   return {
     node,
     versions,
     versionPage: { page, total },
     installable: await latestInstallableVersion(deps, node.id),
-    hostNodes,
+    hostNodes: { shown: names.slice(0, HOST_NODES_SHOWN), total: names.length },
     origins: await loadOrigins(deps, 'node', [node.id]),
   }
 }
@@ -122,16 +125,24 @@ function Versions({ view, links }: { view: NodeView; links: Links }) {
 
 function HostNodes({ view, links }: { view: NodeView; links: Links }) {
   const latest = view.node.latest_version
+  const { shown, total } = view.hostNodes
   return (
     <section aria-labelledby="classes-heading">
       <h2 id="classes-heading">Host node classes</h2>
-      {view.hostNodes.length ? (
+      {latest && shown.length ? (
         <>
           <p class="muted">
-            {plural(view.hostNodes.length, 'class', 'classes')} in version {latest?.version}; each link finds every pack that provides it.
+            {plural(total, 'class', 'classes')} in version {latest.version}; each link finds every pack that provides it.
+            {shown.length < total && (
+              <>
+                {' '}
+                The first {shown.length} are listed here, all of them in <a href={links.hostNodes(view.node.id, latest.version)}>the API</a>
+                .
+              </>
+            )}
           </p>
           <ul class="classes">
-            {view.hostNodes.map((name) => (
+            {shown.map((name) => (
               <li>
                 <a href={links.home({ host_node_search: name })}>
                   <code>{name}</code>

@@ -200,6 +200,20 @@ describe('the node page', () => {
     expect(html).toContain('<dt>Rating</dt><dd>4.0 of 5</dd>')
   })
 
+  test('lists the first 200 host node classes of a large archive, and links the API for all of them', async () => {
+    t = await makeTestApp()
+    const { pat } = await aliceWithPublisher(t)
+    const classes = Array.from({ length: 250 }, (_, i) => `Class${String(i).padStart(3, '0')}`)
+    await publishActive(t, { pat, node: 'big-pack', version: '1.0.0', bytes: pack(classes) })
+    const { html } = await page('/-/nodes/big-pack')
+    const listed = [...html.matchAll(/<a href="\/\?host_node_search=(\w+)"><code>/g)].map((m) => m[1])
+    expect(listed).toEqual(classes.slice(0, 200))
+    expect(html).toContain(
+      '250 classes in version 1.0.0; each link finds every pack that provides it. The first 200 are listed here, all of them in <a href="/nodes/big-pack/versions/1.0.0/host-nodes">the API</a>.',
+    )
+    expect((await t.call('GET', '/nodes/big-pack/versions/1.0.0/host-nodes')).body.host_nodes).toHaveLength(250)
+  })
+
   test('pending and flagged versions: statuses and reasons shown, only servable archives linked, flagged never installed', async () => {
     t = await makeTestApp({ settings: { autoApprove: false } })
     const { pat } = await aliceWithPublisher(t)
