@@ -9,7 +9,8 @@ import { Hono } from 'hono'
 import { cors } from './cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
 import { STAGING_PREFIX } from '../services/staged-images'
-import { notFound } from '../errors'
+import { addressHoldsNul } from '../domain/nul'
+import { AppError, notFound } from '../errors'
 import type { Deps } from '../services/deps'
 import { archiveRoutes } from './archives'
 import { JSON_BODY_LIMIT, limitBody } from './body-limit'
@@ -49,6 +50,11 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
   })
   app.use(observe(deps))
+  // Before any route reads the address: see domain/nul.ts.
+  app.use(async (c, next) => {
+    if (addressHoldsNul(c.req.url)) throw new AppError(400, 'bad_request', 'the address may not hold a NUL character (%00)')
+    await next()
+  })
   // A mirror says on every answer how fresh its data is: ok, stale, or its upstream unreachable.
   app.use(async (c, next) => {
     await next()

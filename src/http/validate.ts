@@ -1,6 +1,7 @@
 /** Request validation with valibot: JSON bodies and query strings, failing with our 400 {error, message}. */
 import type { Context } from 'hono'
 import * as v from 'valibot'
+import { nulPath } from '../domain/nul'
 import { AppError, unsupportedMediaType } from '../errors'
 
 type Schema = v.GenericSchema<unknown, unknown>
@@ -37,6 +38,11 @@ export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise
     parsed = JSON.parse(text)
   } catch {
     throw new AppError(400, 'invalid_json', 'body: malformed JSON', {}, ['body: malformed JSON'])
+  }
+  const nulAt = text.includes('\\u0000') ? nulPath(parsed) : undefined
+  if (nulAt !== undefined) {
+    const message = `body.${nulAt}: text may not hold a NUL character (\\u0000)`
+    throw new AppError(400, 'bad_request', message, {}, [message])
   }
   return parseWith(schema, parsed, 'body.')
 }

@@ -3,6 +3,7 @@ import { parse as scanJson, type ParseError } from 'jsonc-parser'
 import * as v from 'valibot'
 import { FixtureSchema, type Fixture } from '../domain/fixture'
 import { hashToken } from '../domain/ids'
+import { nulPath } from '../domain/nul'
 import { normalizeSemver } from '../domain/semver'
 
 /** Where in the file (`nodes[3].versions[0].version`) and what is wrong; never a credential. */
@@ -84,6 +85,9 @@ export function parseFixture(text: string): { fixture: Fixture; problems: [] } |
   // valibot's objects take arrays too; a fixture is one JSON object.
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     return { fixture: undefined, problems: [{ path: '', message: 'must be a JSON object' }] }
+  const nulAt = nulPath(json)
+  if (nulAt !== undefined)
+    return { fixture: undefined, problems: [{ path: nulAt, message: 'text may not hold a NUL character (\\u0000)' }] }
   const result = v.safeParse(FixtureSchema, json)
   if (!result.success) return { fixture: undefined, problems: result.issues.map(describeIssue) }
   const problems = checkWithin(result.output)

@@ -197,6 +197,23 @@ describe('callers', () => {
   })
 })
 
+describe('NUL characters (PostgreSQL cannot store them)', () => {
+  test('in the address or in any text of a JSON body: a 400 naming where (on SQLite too, so that both backends hold the same)', async () => {
+    const alice = await addUser(t, 'alice')
+    for (const path of ['/nodes/x%00y', '/nodes/a%00/install', '/versions?nodeId=x%00', '/-/nodes/x%00y', '/nodes/search?search=a%00']) {
+      const res = await t.call('GET', path)
+      expect([path, res.status, res.body?.message ?? '']).toEqual([path, 400, expect.stringContaining('NUL')])
+    }
+    const created = await t.call('POST', '/publishers', { token: alice, body: { id: 'acme', name: 'a\u0000b' } })
+    expect(created.status).toBe(400)
+    expect(created.body.message).toBe('body.name: text may not hold a NUL character (\\u0000)')
+    const keyed = await t.call('POST', '/publishers', { token: alice, body: { id: 'acme', ['x\u0000']: 1 } })
+    expect(keyed.body.message).toContain('NUL')
+    // "\\u0000" is a backslash and five characters, not a NUL.
+    expect((await t.call('POST', '/publishers', { token: alice, body: { id: 'acme', name: 'a\\u0000b' } })).status).toBe(201)
+  })
+})
+
 describe('every write records its change and its audit entry in the same transaction', () => {
   test('publish, upload, edit, review and publisher changes enter the change feed once per entity, newest serial last', async () => {
     const { token, pat } = await aliceWithPublisher(t)

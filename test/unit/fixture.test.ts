@@ -17,6 +17,12 @@ describe('the fixture schema', () => {
     expect(JSON.parse(text).$schema).toBe('../../docs/fixture.schema.json')
   })
 
+  test('a NUL character in any text is a problem at its place (PostgreSQL cannot store it)', () => {
+    expect(parseFixture('{"users": [{"id": "alice", "name": "a\\u0000b"}]}').problems).toEqual([
+      { path: 'users.0.name', message: 'text may not hold a NUL character (\\u0000)' },
+    ])
+  })
+
   test('an empty object is a valid (empty) fixture; other JSON values are not', () => {
     expect(parseFixture('{}').problems).toEqual([])
     for (const text of ['[]', 'null', '"x"', '3'])
