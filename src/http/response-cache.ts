@@ -47,9 +47,14 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
   const current = (e: Cached) => e.generation === opts.generation() && !opts.changedAfter(e.ids, e.sequence)
 
   return async (c, next) => {
-    if (c.req.method !== 'GET' || !opts.enabled()) return next()
-    const key = c.req.url.slice(c.req.url.indexOf('/', 8))
+    if (c.req.method !== 'GET') return next()
     const wantsGzip = opts.gzip && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')
+    if (!opts.enabled()) {
+      await next()
+      if (wantsGzip && c.res.status === 200 && listedNodes.has(c.req.raw)) c.res = gzipped(await bytesOf(c.res), c.res.headers)
+      return
+    }
+    const key = c.req.url.slice(c.req.url.indexOf('/', 8))
     const hit = cache.get(key)
     if (hit && current(hit)) {
       opts.counter?.hit()
@@ -71,9 +76,25 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     const ids = listedNodes.get(c.req.raw)
     if (c.res.status !== 200 || !ids) return
     c.res.headers.set('vary', 'Accept-Encoding')
-    // Asked for the first time once the cache is nearly full (most distinct searches): not copied at all.
-    if (!cache.admits(key)) return
-    const entry: Cached = { generation, sequence, ids, body: new Uint8Array(await c.res.clone().arrayBuffer()) }
-    cache.set(key, entry, cost(key, entry))
+    // Asked for the first time once the cache is nearly full (most distinct searches): not copied to be kept.
+    const admitted = cache.admits(key)
+    if (!admitted && !wantsGzip) return
+    const entry: Cached = { generation, sequence, ids, body: await bytesOf(c.res) }
+    if (wantsGzip) {
+      c.res = gzipped(entry.body, c.res.headers)
+      entry.gzip = new Uint8Array(await c.res.clone().arrayBuffer())
+    } else c.res = new Response(entry.body, { status: 200, headers: c.res.headers })
+    if (admitted) cache.set(key, entry, cost(key, entry) + (entry.gzip?.byteLength ?? 0))
   }
+}
+
+const bytesOf = async (res: Response) => new Uint8Array(await res.arrayBuffer())
+
+/** The same answer gzipped, for a client that takes it: a first ask too, not only the answers kept. */
+function gzipped(body: Uint8Array<ArrayBuffer>, headers: Headers): Response {
+  const res = new Response(new Uint8Array(Bun.gzipSync(body)), { status: 200, headers })
+  res.headers.set('content-encoding', 'gzip')
+  res.headers.set('vary', 'Accept-Encoding')
+  res.headers.delete('content-length')
+  return res
 }

@@ -101,7 +101,7 @@ describe('credentials never reach logs or responses', () => {
 })
 
 describe('node list responses', () => {
-  test('are served again from cache until a write, and gzipped only when enabled and accepted', async () => {
+  test('are served again from cache until a write, and gzipped (first asks too) only when enabled and accepted', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })
     const plain = await t.app.request('/nodes?limit=5', { headers: { 'accept-encoding': 'gzip' } })
@@ -119,5 +119,11 @@ describe('node list responses', () => {
     const body = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await zipped.arrayBuffer()))))
     expect(body.total).toBe(2)
     expect((await gzipApp.request('/nodes?limit=5')).headers.get('content-encoding')).toBeNull()
+
+    // A first ask is gzipped too: a distinct search seldom comes twice.
+    const first = await gzipApp.request('/nodes/search?search=other', { headers: { 'accept-encoding': 'gzip' } })
+    expect([first.headers.get('content-encoding'), first.headers.get('vary')]).toEqual(['gzip', 'Accept-Encoding'])
+    const found = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await first.arrayBuffer()))))
+    expect(found.nodes.map((n: { id: string }) => n.id)).toEqual(['other'])
   })
 })
