@@ -24,6 +24,20 @@ const httpUrl = v.pipe(
   v.regex(/^https?:\/\//i, 'expected an absolute http(s) URL'),
   v.transform((s) => s.replace(/\/+$/, '')),
 )
+/**
+ * Where this registry is reached: every address it hands out is this plus a path, so a query, a fragment or a
+ * password would end up inside them (and a password in every page), and a path of `//host` would make the pages'
+ * links lead to that host.
+ */
+const publicUrl = v.pipe(
+  httpUrl,
+  v.check((s) => {
+    const url = new URL(s)
+    return (
+      !url.search && !url.hash && !s.includes('#') && !s.includes('?') && !url.username && !url.password && !url.pathname.startsWith('//')
+    )
+  }, 'expected http(s)://HOST[:PORT][/PATH], without a query, fragment, user or password'),
+)
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
 const postgresUrl = v.pipe(
   v.string(),
@@ -126,7 +140,7 @@ export const SETTINGS = {
   },
   host: { schema: text, default: '127.0.0.1', help: 'address to listen on' },
   port: { schema: int(0, 65535), default: '8080', help: 'port to listen on; 0 picks a free one' },
-  'public-url': { schema: httpUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
+  'public-url': { schema: publicUrl, default: undefined, help: 'base of every absolute URL handed out (default http://HOST:PORT)' },
   'max-upload-bytes': { schema: int(1, Number.MAX_SAFE_INTEGER), default: '209715200', help: 'largest archive accepted' },
   'archive-time-budget': {
     schema: int(1, 3600),
@@ -283,7 +297,7 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
     const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
     else {
-      const shown = 'secret' in setting ? '***' : raw
+      const shown = 'secret' in setting ? '***' : withoutPassword(String(raw))
       problems.push(`${sourceOf(name, setting, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
   }
@@ -326,4 +340,13 @@ function videoProviderProblems(out: Record<string, unknown>, input: Parameters<t
   const keyFrom = from(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key')
   if (hasKey && !hasUrl) return [`${keyFrom}: a provider key without --video-provider-url is unused`]
   return []
+}
+
+/** A value as a problem line shows it: the password of an address masked (a start's errors reach service logs). */
+function withoutPassword(raw: string): string {
+  if (!URL.canParse(raw)) return raw
+  const url = new URL(raw)
+  if (!url.password) return raw
+  url.password = '***'
+  return url.href
 }

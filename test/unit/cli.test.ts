@@ -91,8 +91,20 @@ describe('loadConfig', () => {
     ])
   })
 
-  test('public URL loses its trailing slash', () => {
+  test('public URL loses its trailing slash; one that would spoil the addresses made from it is refused', () => {
     expect(loadConfig({ flags: { 'public-url': 'https://r.example/base/' }, env: {} }).config!['public-url']).toBe('https://r.example/base')
+    // Every address handed out is it plus a path: a query, fragment, password or `//host` path would be inside them.
+    const refused = [
+      'https://u:pw@r.example/base',
+      'https://r.example/base?x=1',
+      'https://r.example/base#f',
+      'https://r.example//evil.example',
+    ]
+    expect(refused.map((url) => loadConfig({ flags: { 'public-url': url }, env: {} }).problems)).toEqual(
+      ['https://u:***@r.example/base', ...refused.slice(1)].map((shown) => [
+        `--public-url: expected http(s)://HOST[:PORT][/PATH], without a query, fragment, user or password (got "${shown}")`,
+      ]),
+    )
   })
 })
 
