@@ -2,8 +2,9 @@
  * The web pages in a real browser: Debian's Chromium, driven by playwright-core, against the compiled executable.
  * Search as you type, filters, a node page, a node mirrored from the upstream the server follows, copying the
  * install command, downloading, a narrow screen, hostile text, and the whole walk again behind a reverse proxy that
- * serves the registry under a path prefix. Writes a screenshot of each page: to a temporary directory (named in the
- * output), or to the README's docs/screenshots/ with `npm run screenshots`, so that a test run leaves the tree as it was.
+ * serves the registry under a path prefix. Writes a screenshot of each page: to registry-mirror-screenshots/ in the
+ * temporary directory (named in the output), or to the README's docs/screenshots/ with `npm run screenshots`, so that
+ * a test run leaves the tree as it was.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -14,7 +15,8 @@ import { makeZip } from '../support/archives'
 import { cli, ensureBinary, startServer, type Server } from '../support/binary'
 
 const CHROMIUM = '/usr/bin/chromium'
-const SCREENSHOTS = process.env.REGISTRY_MIRROR_SCREENSHOTS || mkdtempSync(join(tmpdir(), 'registry-mirror-screenshots-'))
+/** One place each run overwrites: a new directory per run piled up in the temporary directory. */
+const SCREENSHOTS = process.env.REGISTRY_MIRROR_SCREENSHOTS || join(tmpdir(), 'registry-mirror-screenshots')
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-web-'))
 /**
  * What the server is told its address is: comfy-cli's own (so the screenshots show the plain install command and
