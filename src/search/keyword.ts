@@ -29,18 +29,28 @@ const STOP_WORDS = new Set([
  */
 export const MAX_QUERY_WORDS = 32
 
-/** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three terms). */
-const tokenize = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 40)
+/** Splits on anything but letters and digits (so `ComfyUI_IPAdapter-plus` gives three words). */
+const words = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
+
+/**
+ * A word's term: its first 40 characters, in the index and in queries alike, so that a longer word (a class name, a
+ * hash) is found by itself and by its start, and a pasted megabyte of one word costs no more than 40 characters.
+ */
+const MAX_TERM_LENGTH = 40
+const term = (word: string) => (word.length > MAX_TERM_LENGTH ? word.slice(0, MAX_TERM_LENGTH) : word)
+
+const tokenize = (text: string) => words(text).map(term)
 
 const CAMEL_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u
 
 /** Titles also yield the parts of CamelCase words: `UltimateSDUpscale` adds `Ultimate`, `SD`, `Upscale`. */
 function tokenizeField(text: string, field?: string): string[] {
-  const tokens = tokenize(text)
+  const whole = words(text)
+  const tokens = whole.map(term)
   if (field !== 'title') return tokens
-  const parts = tokens.flatMap((t) => {
-    const split = t.split(CAMEL_BOUNDARY)
-    return split.length > 1 ? split : []
+  const parts = whole.flatMap((w) => {
+    const split = w.split(CAMEL_BOUNDARY)
+    return split.length > 1 ? split.map(term) : []
   })
   return parts.length ? tokens.concat(parts) : tokens
 }

@@ -56,6 +56,13 @@ describe('keyword search', () => {
     expect(ids(await search(`search=${q}`))[0]).toBe(expected)
   })
 
+  test('a word longer than 40 characters is found by itself and by its start; one found nowhere matches nothing', async () => {
+    const long = 'ImpactWildcardEncodeWithTokenizerSettingsAndMore' // 48 characters
+    await appWith([...KEYWORD_NODES, { id: 'impact-pack', description: `Provides ${long} and more` }])
+    for (const q of [long, long.slice(0, 42), `${long}Extra`]) expect(ids(await search(`search=${q}`))).toEqual(['impact-pack'])
+    expect((await search(`search=${'L'.repeat(50)}`)).total).toBe(0)
+  })
+
   // While the index warms, the store answers: by substring, over the same fields.
   test.each([
     ['the id', 'controlnet-aux', 'comfyui-controlnet-aux'],
