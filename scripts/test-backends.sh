@@ -6,6 +6,7 @@
 # Durability is off (fsync, synchronous_commit): the data lives as long as the test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH" # bun is a devDependency
 
 cmd=${1:-}
 dir=${2:-}
