@@ -14,18 +14,29 @@ const ARCHIVE_ROUTE = '/:publisherId/:nodeId/:version/node.zip'
 /** Life of a presigned download URL: long enough for a client to follow the redirect, short enough not to be shared. */
 const PRESIGNED_SECONDS = 300
 
-/** Parses a single `bytes=` range against `size`; undefined = whole file, null = unsatisfiable. */
+/**
+ * Parses a single `bytes=` range against `size` (RFC 9110 14.2): undefined = the whole file (no range, or one that is
+ * invalid or of several parts, which a server may ignore), null = unsatisfiable (it starts past the end).
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
   if (!header) return undefined
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
+  const m = /^bytes=(\d*)-(\d*)$/i.exec(header.trim())
   if (!m || (!m[1] && !m[2])) return undefined
   if (!m[1]) {
     const suffix = Number(m[2])
     return suffix === 0 || size === 0 ? null : { start: Math.max(0, size - suffix), end: size - 1 }
   }
   const start = Number(m[1])
-  const end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1
-  return start > end || start >= size ? null : { start, end }
+  if (m[2] && Number(m[2]) < start) return undefined
+  if (start >= size) return null
+  return { start, end: m[2] ? Math.min(Number(m[2]), size - 1) : size - 1 }
+}
+
+/** If-None-Match (RFC 9110 13.1.2): `*`, or a list holding the tag, weak or strong alike. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  const tags = header.split(',').map((tag) => tag.trim().replace(/^W\//, ''))
+  return tags.includes('*') || tags.includes(etag)
 }
 
 const download = route({
@@ -62,14 +73,10 @@ export function archiveRoutes(deps: Deps) {
       'Content-Disposition': `attachment; filename="${archive.format === 'zip' ? 'node.zip' : 'node.tar.gz'}"`,
       'Cache-Control': 'public, max-age=31536000, immutable',
     }
-    if (
-      c.req
-        .header('if-none-match')
-        ?.split(/\s*,\s*/)
-        .includes(etag)
-    )
-      return new Response(null, { status: 304, headers })
-    const range = parseRange(c.req.header('range'), size)
+    if (noneMatch(c.req.header('if-none-match'), etag)) return new Response(null, { status: 304, headers })
+    // A range holds only while the archive is the one If-Range names (its tag, compared strongly); else all of it.
+    const ifRange = c.req.header('if-range')
+    const range = ifRange === undefined || ifRange.trim() === etag ? parseRange(c.req.header('range'), size) : undefined
     if (range === null) {
       throw new AppError(416, 'range_not_satisfiable', 'the requested range is outside the archive', { 'Content-Range': `bytes */${size}` })
     }
@@ -80,7 +87,12 @@ export function archiveRoutes(deps: Deps) {
     if (deps.settings.presignedDownloads && deps.blobs.presign) {
       return c.redirect(deps.blobs.presign(archive.sha256, PRESIGNED_SECONDS), 302)
     }
-    if (!range) return new Response(responseBody(archive.bytes), { headers: { ...headers, 'Content-Length': String(size) } })
+    if (!range) {
+      // Bun answers a Range itself when the body is a file (or a file's stream): a range decided against here goes
+      // out whole, through a stream Bun cannot trace back to the file.
+      const body = c.req.header('range') ? archive.bytes.stream().pipeThrough(new TransformStream()) : responseBody(archive.bytes)
+      return new Response(body, { headers: { ...headers, 'Content-Length': String(size) } })
+    }
     return new Response(responseBody(archive.bytes.slice(range.start, range.end + 1)), {
       status: 206,
       headers: {

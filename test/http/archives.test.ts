@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { parseRange } from '../../src/http/archives'
+import { noneMatch, parseRange } from '../../src/http/archives'
 import { commitWrite } from '../../src/services/changes'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
+import { serveTestApp } from '../support/mirror'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -28,6 +29,11 @@ describe('GET /archives/.../node.zip', () => {
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
     expect((await t.app.request(path, { headers: { 'if-none-match': `"${sha256}"` } })).status).toBe(304)
+    // If-Range: the range while the archive is the one named, else all of it.
+    const ranged = (ifRange: string) => t.app.request(path, { headers: { range: 'bytes=0-9', 'if-range': ifRange } })
+    expect((await ranged(`"${sha256}"`)).status).toBe(206)
+    const whole = await ranged('"another"')
+    expect([whole.status, (await whole.arrayBuffer()).byteLength]).toEqual([200, bytes.length])
     const part = await t.app.request(path, { headers: { range: 'bytes=10-19' } })
     expect(part.status).toBe(206)
     expect(part.headers.get('content-range')).toBe(`bytes 10-19/${bytes.length}`)
@@ -101,10 +107,46 @@ describe('parseRange', () => {
     ['bytes=95-200', 100, { start: 95, end: 99 }],
     ['bytes=-10', 100, { start: 90, end: 99 }],
     ['bytes=100-', 100, null],
-    ['bytes=5-1', 100, null],
+    ['bytes=5-1', 100, undefined],
+    ['Bytes=0-1', 100, { start: 0, end: 1 }],
     ['items=0-1', 100, undefined],
     ['bytes=0-1,5-6', 100, undefined],
   ])('%p of %p bytes', (header, size, expected) => {
     expect(parseRange(header, size)).toEqual(expected as never)
+  })
+})
+
+test('over HTTP, a range decided against goes out whole (Bun would answer it from the file itself)', async () => {
+  const served = await serveTestApp()
+  try {
+    const { pat } = await aliceWithPublisher(served)
+    await publishActive(served, { pat, node: 'pack', version: '1.0.0', bytes })
+    const decidedAgainst: Record<string, string>[] = [
+      { range: 'bytes=0-9', 'if-range': '"another"' },
+      { range: 'bytes=9-0' },
+      { range: 'bytes= 0-1' },
+    ]
+    for (const headers of decidedAgainst) {
+      const res = await fetch(`${served.url}${path}`, { headers })
+      expect([res.status, res.headers.get('content-range'), (await res.arrayBuffer()).byteLength]).toEqual([200, null, bytes.length])
+    }
+    const ranged = await fetch(`${served.url}${path}`, { headers: { range: 'Bytes=0-9' } })
+    expect([ranged.status, ranged.headers.get('content-range')]).toEqual([206, `bytes 0-9/${bytes.length}`])
+  } finally {
+    await served.stop()
+  }
+})
+
+describe('noneMatch', () => {
+  test.each([
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['"x", W/"abc"', true],
+    ['*', true],
+    ['"abcd"', false],
+    ['abc', false],
+    ['', false],
+  ])('%p', (header, expected) => {
+    expect(noneMatch(header, '"abc"')).toBe(expected)
   })
 })
