@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { backendEnv } from '../support/backends'
 import { BIN, cli as runCli, ensureBinary, startServer, type Server } from '../support/binary'
 import { parseScrape, series } from '../support/metrics'
 
@@ -84,7 +85,9 @@ describe('command output', () => {
     try {
       // Through a shell's pipe, as an operator runs it (`| jq`, `| head`): it holds 64 KiB.
       const piped = (reader: string) =>
-        Bun.spawnSync(['bash', '-c', `set -o pipefail; "$0" users list --json --data "$1" | ${reader}`, BIN, join(dir, 'data')])
+        Bun.spawnSync(['bash', '-c', `set -o pipefail; "$0" users list --json --data "$1" | ${reader}`, BIN, join(dir, 'data')], {
+          env: { ...process.env, ...backendEnv(join(dir, 'data')) }, // the run's PostgreSQL and S3, when it has them
+        })
       // The reader starts late on purpose: exiting with output still in hand cut it at 64 KiB.
       const lagging = piped('(sleep 0.3; cat)')
       expect(lagging.exitCode).toBe(0)
