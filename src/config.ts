@@ -1,6 +1,7 @@
 /** Settings of `serve`: one table gives each its flag, environment variable, default, validation and help. */
 import * as v from 'valibot'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
+import { withoutPassword } from './domain/urls'
 import { NODE_JSON_MAX_BYTES } from './services/node-json'
 
 const int = (min: number, max: number) =>
@@ -33,9 +34,7 @@ const publicUrl = v.pipe(
   httpUrl,
   v.check((s) => {
     const url = new URL(s)
-    return (
-      !url.search && !url.hash && !s.includes('#') && !s.includes('?') && !url.username && !url.password && !url.pathname.startsWith('//')
-    )
+    return !/[?#]/.test(s) && !url.username && !url.password && !url.pathname.startsWith('//')
   }, 'expected http(s)://HOST[:PORT][/PATH], without a query, fragment, user or password'),
 )
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
@@ -297,6 +296,7 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
     const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
     else {
+      // A start's problems reach service logs: an address's password is masked.
       const shown = 'secret' in setting ? '***' : withoutPassword(String(raw))
       problems.push(`${sourceOf(name, setting, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
@@ -340,13 +340,4 @@ function videoProviderProblems(out: Record<string, unknown>, input: Parameters<t
   const keyFrom = from(keyFile !== undefined ? 'video-provider-key-file' : 'video-provider-key')
   if (hasKey && !hasUrl) return [`${keyFrom}: a provider key without --video-provider-url is unused`]
   return []
-}
-
-/** A value as a problem line shows it: the password of an address masked (a start's errors reach service logs). */
-function withoutPassword(raw: string): string {
-  if (!URL.canParse(raw)) return raw
-  const url = new URL(raw)
-  if (!url.password) return raw
-  url.password = '***'
-  return url.href
 }

@@ -16,6 +16,7 @@ import {
   type QueryResult,
 } from 'kysely'
 import type { DB } from './schema'
+import { withoutPassword } from '../domain/urls'
 
 /** Connections one instance keeps; requests queue for a free one past that. */
 const POOL_SIZE = 10
@@ -26,13 +27,8 @@ export const isPostgresUrl = (location: string) => /^postgres(ql)?:\/\//i.test(l
 
 /** The URL with any password replaced, for logs and error messages. */
 export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'postgres://(unparsable)'
-  }
+  // One that does not parse may still hold its password somewhere: not shown at all.
+  return URL.canParse(url) ? withoutPassword(url) : 'postgres://(unparsable)'
 }
 
 type Row = Record<string, unknown>
