@@ -18,6 +18,7 @@ import { changeRoutes } from './changes'
 import { imageStagingRoutes } from './image-staging'
 import { videoRoutes } from './video'
 import { observe } from './observe'
+import { headLength } from './head'
 import { renderAppError, renderError } from './errors'
 import { identity, type Env } from './identity'
 import { adminRoutes, publisherModerationRoutes } from './moderation'
@@ -50,6 +51,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     return renderAppError(c, notFound(`No route for ${c.req.method} ${c.req.path}`))
   })
   app.use(observe(deps))
+  app.use(headLength)
   // Before any route reads the address: see domain/nul.ts.
   app.use(async (c, next) => {
     if (addressHoldsNul(c.req.url)) throw new AppError(400, 'bad_request', 'the address may not hold a NUL character (%00)')

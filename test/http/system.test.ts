@@ -30,6 +30,31 @@ describe('system endpoints', () => {
     expect(res.body.components.schemas.ErrorResponse.required).toEqual(['error', 'message'])
   })
 
+  test('HEAD states the length GET sends, over a real server, and sends no body', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publishActive(t, { pat, node: 'head-node', version: '1.0.0' })
+    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
+    try {
+      for (const path of ['/health', '/', '/nodes', '/nodes/head-node', '/openapi', '/archives/acme/head-node/1.0.0/node.zip']) {
+        const get = await fetch(new URL(path, server.url))
+        const sent = (await get.arrayBuffer()).byteLength
+        const head = await fetch(new URL(path, server.url), { method: 'HEAD' })
+        expect({ path, status: head.status, length: head.headers.get('content-length') }).toEqual({
+          path,
+          status: get.status,
+          length: String(sent),
+        })
+        expect((await head.arrayBuffer()).byteLength).toBe(0)
+        expect(sent).toBeGreaterThan(0)
+      }
+      const missing = await fetch(new URL('/nope', server.url), { method: 'HEAD' })
+      expect(missing.status).toBe(404)
+      expect(Number(missing.headers.get('content-length'))).toBeGreaterThan(0)
+    } finally {
+      server.stop(true)
+    }
+  })
+
   test('unknown routes answer 404 with the error shape', async () => {
     expect(await t.call('GET', '/nope')).toMatchObject({ status: 404, body: { error: 'not_found' } })
   })
