@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
+import { plural } from './plural'
 import { createProgressBar, formatBytes } from './progress'
 import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
 
@@ -65,8 +66,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
       )
     }
     io.out(
-      `exported serials ${manifest.since}..${manifest.until} of registry ${manifest.instance}: ${changes} changes, ` +
-        `${manifest.archives.length} archives (${formatBytes(bytes)}) to ${file}; next time: export --since ${manifest.until}`,
+      `exported serials ${manifest.since}..${manifest.until} of registry ${manifest.instance}: ${plural(changes, 'change')}, ` +
+        `${plural(manifest.archives.length, 'archive')} (${formatBytes(bytes)}) to ${file}; next time: export --since ${manifest.until}`,
     )
     return 0
   } catch (err) {
@@ -94,9 +95,9 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     const m = summary.manifest
     const c = summary.changed
     io.out(
-      `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${c.publishers} publishers, ${c.nodes} nodes, ` +
-        `${c.versions} versions changed, ${c.removed} removed; ${m.archives.length} archives; ${summary.problems.length} problems; ` +
-        `next bundle: export --since ${m.until}`,
+      `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${plural(c.publishers, 'publisher')}, ${plural(c.nodes, 'node')}, ` +
+        `${plural(c.versions, 'version')} changed, ${c.removed} removed; ${plural(m.archives.length, 'archive')}; ` +
+        `${plural(summary.problems.length, 'problem')}; next bundle: export --since ${m.until}`,
     )
     return summary.problems.length ? 3 : 0
   } catch (err) {

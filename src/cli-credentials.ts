@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util'
 import * as v from 'valibot'
-import type { Io } from './io'
+import { forTerminal, type Io } from './io'
 import { createStoreSearch } from './search/store-search'
 import type { Actor } from './services/access'
 import { createAccessToken, listAccessTokens, revokeToken } from './services/access-tokens'
@@ -90,9 +90,9 @@ export async function withDeps<T>(location: string, fn: (deps: WriteDeps) => Pro
   }
 }
 
-/** Rows as aligned columns under a header; null shows as "-". */
+/** Rows as aligned columns under a header; null shows as "-"; control characters escaped before measuring. */
 export function table(header: string[], rows: (string | number | null)[][]): string[] {
-  const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? '-' : String(c))))]
+  const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? '-' : forTerminal(String(c)))))]
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)))
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
 }

@@ -13,6 +13,7 @@ import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { version as VERSION } from '../package.json'
 
 const BOOLEAN_SETTINGS = Object.entries(SETTINGS)
   .filter(([, s]) => s.default === 'true' || s.default === 'false')
@@ -38,6 +39,7 @@ Commands:
   copy-store      move a data directory's registry onto PostgreSQL (and a bucket), for several instances
   fixture         the format of fixture files (serve --fixture FILE)
   help [command]  show help for a command
+  version         print the version (also --version)
 
 Run "registry-mirror <command> --help" for its options.`
 
@@ -123,9 +125,15 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         export: () => EXPORT_HELP,
         import: () => IMPORT_HELP,
       }
+      if (topic !== undefined && !topics[topic]) {
+        io.err(`no help on "${topic}": it is not a command`)
+        io.err(USAGE)
+        return 2
+      }
       io.out((topics[topic ?? ''] ?? (() => USAGE))())
       return command ? 0 : 2
     }
+    if (command === 'version' || command === '--version' || command === '-v') return (io.out(`registry-mirror ${VERSION}`), 0)
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
       const code = await credentialsCommand(command, sub, rest, io, (flags) => storeOf(flags, io))
@@ -151,7 +159,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       return 2
     }
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return (io.err(err.message.split('\n')[0]!), 2)
+      // Node's own words, every line: "... is ambiguous" goes on to say how to give a value starting with "-".
+      for (const line of err.message.split('\n')) io.err(line)
+      return 2
     }
     throw err
   }

@@ -1,5 +1,6 @@
 /** Entry point of the executable: runs the CLI with the real process around it. */
 import { runCli } from './cli'
+import { forTerminal } from './io'
 
 const stopSignal = new Promise<string>((resolve) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal))
@@ -36,8 +37,8 @@ function commandOutput() {
 
 const output = commandOutput()
 const code = await runCli(Bun.argv.slice(2), {
-  out: output.line,
-  err: (line) => process.stderr.write(line + '\n'),
+  out: (line) => output.line(forTerminal(line)),
+  err: (line) => process.stderr.write(forTerminal(line) + '\n'),
   env: process.env,
   stopSignal,
   isTerminal: process.stderr.isTTY === true,

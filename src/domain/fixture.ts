@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
-import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, USER_ID_PATTERN } from './ids'
+import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, USER_EMAIL_MAX, USER_ID_PATTERN, USER_NAME_MAX } from './ids'
 import { SEMVER_PATTERN } from './semver'
 
 type Described<T> = v.GenericSchema<T>
@@ -52,8 +52,8 @@ const Token = v.pipe(
 
 export const FixtureUserSchema = v.strictObject({
   id: v.pipe(v.string('must be a string'), v.regex(USER_ID_PATTERN, 'must be 1-128 letters, digits, ".", "_", "@" or "-"')),
-  email: text(320, 'Default: ID@example.com.'),
-  name: text(200, 'Default: the id.'),
+  email: text(USER_EMAIL_MAX, 'Default: ID@example.com.'),
+  name: text(USER_NAME_MAX, 'Default: the id.'),
   admin: v.optional(v.boolean('must be true or false')),
   status: v.optional(v.picklist(['active', 'banned'], 'must be "active" or "banned"')),
   tokens: list(Token, 'Bearer access tokens of this user (Authorization: Bearer TOKEN).'),

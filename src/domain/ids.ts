@@ -13,6 +13,9 @@ export const NODE_ID_MAX = 100
 
 export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/
 export const USER_ID_MESSAGE = 'user id must be 1-128 characters: letters, digits, ".", "_", "@", "-"'
+/** A user's display name and email, as long as anyone's (an email address is at most 320 characters). */
+export const USER_NAME_MAX = 200
+export const USER_EMAIL_MAX = 320
 
 export function nodeIdProblem(id: string): string | undefined {
   if (id.length < 1 || id.length > NODE_ID_MAX) return 'node id must be between 1 and 100 characters'

@@ -1,5 +1,5 @@
 /** Users: created and listed from the command line; their wire shape. Their bearer tokens are in access-tokens.ts. */
-import { USER_ID_MESSAGE, USER_ID_PATTERN } from '../domain/ids'
+import { USER_EMAIL_MAX, USER_ID_MESSAGE, USER_ID_PATTERN, USER_NAME_MAX } from '../domain/ids'
 import type { UserJson } from '../domain/wire'
 import { badRequest, conflict } from '../errors'
 import type { UserRow } from '../store/schema'
@@ -16,6 +16,8 @@ export async function createUser(
   input: { id: string; email: string; name: string; isAdmin: boolean; expiresInDays?: number },
 ): Promise<string> {
   if (!USER_ID_PATTERN.test(input.id)) throw badRequest(USER_ID_MESSAGE)
+  if (input.name.length > USER_NAME_MAX) throw badRequest(`name must be at most ${USER_NAME_MAX} characters`)
+  if (input.email.length > USER_EMAIL_MAX) throw badRequest(`email must be at most ${USER_EMAIL_MAX} characters`)
   if (await findUser(deps.db, input.id)) throw conflict(`user "${input.id}" already exists`, 'user_exists')
   return commitWrite(deps, async (w) => {
     await insertUser(w.db, { ...input, now: w.now })

@@ -1,15 +1,10 @@
 /** Small pieces every page uses: dates, counts, statuses, licenses, and links to other sites. JSX escapes all text. */
 import type { Child } from 'hono/jsx'
 import type { NodeJson, VersionJson } from '../domain/wire'
-
-const NUMBER = new Intl.NumberFormat('en')
-
-export const count = (n: number) => NUMBER.format(n)
+import { count } from '../plural'
 
 /** The day, which is what a person compares; the full instant stays in `datetime`. */
 export const DateTime = ({ iso }: { iso: string }) => <time datetime={iso}>{iso.slice(0, 10)}</time>
-
-export const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
 
 const VERSION_BADGES: Record<VersionJson['status'], { label: string; tone: string }> = {
   NodeVersionStatusActive: { label: 'Active', tone: 'good' },

@@ -3,7 +3,8 @@
  * rating, and where a mirrored node came from.
  */
 import type { NodeJson } from '../domain/wire'
-import { excerpt, plural, rating } from './format'
+import { excerpt, rating } from './format'
+import { plural } from '../plural'
 import type { Links } from './links'
 import { OriginLine, type Origins } from './origin'
 

@@ -89,11 +89,13 @@ describe('the binary as a mirror', () => {
     const exported = run('export', '--data', dir('b'), file)
     expect(exported.code).toBe(0)
     expect(exported.out).toMatch(
-      /^exported serials 0\.\.\d+ of registry [0-9a-f-]+: \d+ changes, 1 archives .*; next time: export --since \d+$/,
+      /^exported serials 0\.\.\d+ of registry [0-9a-f-]+: \d+ changes, 1 archive .*; next time: export --since \d+$/,
     )
     const imported = run('import', '--data', dir('c'), file)
     expect(imported).toMatchObject({ code: 0, err: '' })
-    expect(run('import', '--data', dir('c'), file).out).toContain('0 publishers, 0 nodes, 0 versions changed, 0 removed')
+    expect(run('import', '--data', dir('c'), file).out).toContain(
+      '0 publishers, 0 nodes, 0 versions changed, 0 removed; 1 archive; 0 problems',
+    )
     const c = await start(dir('c'))
     // The install above is counted in b's memory and reaches its store (and so the export) up to a second later.
     const withoutCount = async (url: string) => portable({ ...(await get(url)), downloads: 0 })

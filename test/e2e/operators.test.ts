@@ -70,6 +70,18 @@ describe('operations', () => {
 })
 
 describe('command output', () => {
+  test('escapes control characters on stdout and stderr: data from elsewhere cannot drive the terminal', () => {
+    expect(cli('users', 'create', '--id', 'mallory', '--email', 'm@x.io', '--name', 'M\u001b[2J\u009b31m').code).toBe(0)
+    const listed = cli('users', 'list')
+    expect(listed.out).toContain('M\\u001b[2J\\u009b31m')
+    expect(listed.out).not.toMatch(/[\u001b\u009b]/)
+    const help = Bun.spawnSync([BIN, 'help', '\u001b]0;title\u0007'])
+    expect({ code: help.exitCode, err: help.stderr.toString().split('\n')[0] }).toEqual({
+      code: 2,
+      err: 'no help on "\\u001b]0;title\\u0007": it is not a command',
+    })
+  })
+
   /** A data directory whose `users list --json` prints some 300 KB, several times what a pipe holds. */
   async function manyUsers(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-output-'))

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
+import { forTerminal } from '../../src/io'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('cli-credentials')
@@ -34,6 +35,20 @@ describe('credential commands', () => {
       expect.objectContaining({ id: 'alice', isAdmin: false, activeTokens: 2 }),
       expect.objectContaining({ id: 'bob', isAdmin: true, activeTokens: 1 }),
     ])
+  })
+
+  test('control characters reach the terminal escaped, and columns stay aligned', async () => {
+    const data = dirs.make()
+    await run('users', 'create', '--id', 'eve', '--email', 'e@x.io', '--name', 'Eve\u001b]0;owned\u0007\u009b2J', '--data', data)
+    await run('users', 'create', '--id', 'zed', '--email', 'z@x.io', '--name', 'Zed', '--data', data)
+    const table = await run('users', 'list', '--data', data)
+    expect(table.out[1]).toStartWith('eve  Eve\\u001b]0;owned\\u0007\\u009b2J  e@x.io')
+    expect(table.out[2]!.indexOf('z@x.io')).toBe(table.out[1]!.indexOf('e@x.io'))
+    // What the process writes (src/main.ts passes every line through forTerminal): JSON stays JSON, meaning the same.
+    const json = forTerminal((await run('users', 'list', '--json', '--data', data)).out.join('\n'))
+    expect(json).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+    expect(JSON.parse(json)[0].name).toBe('Eve\u001b]0;owned\u0007\u009b2J')
+    expect(forTerminal('tab\tand\nnewline stay; \r and DEL\u007f do not')).toBe('tab\tand\nnewline stay; \\u000d and DEL\\u007f do not')
   })
 
   test('tokens list shows tokens masked; revoke by id; --expires sets the expiry; all recorded in the audit log', async () => {

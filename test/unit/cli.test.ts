@@ -181,6 +181,28 @@ describe('runCli', () => {
     expect(a.err[0]).toContain('--bogus')
     const b = io()
     expect(await runCli(['frobnicate'], b.io)).toBe(2)
+    const topic = io()
+    expect(await runCli(['help', 'frobnicate'], topic.io)).toBe(2)
+    expect(topic.err[0]).toBe('no help on "frobnicate": it is not a command')
+    expect(topic.out).toEqual([])
+    // A value that starts with "-": Node's whole explanation, which says how to give one.
+    const dash = io()
+    expect(
+      await runCli(['users', 'create', '--id', 'a', '--email', 'a@x', '--name', 'A', '--expires', '-3', '--data', tmp()], dash.io),
+    ).toBe(2)
+    expect(dash.err).toEqual([
+      "Option '--expires' argument is ambiguous.",
+      "Did you forget to specify the option argument for '--expires'?",
+      "To specify an option argument starting with a dash use '--expires=-XYZ'.",
+    ])
+  })
+
+  test('version and --version print the version', async () => {
+    for (const argv of [['version'], ['--version']]) {
+      const v = io()
+      expect(await runCli(argv, v.io)).toBe(0)
+      expect(v.out).toEqual([`registry-mirror ${(await Bun.file(new URL('../../package.json', import.meta.url)).json()).version}`])
+    }
   })
 
   test('--help for each command exits 0', async () => {
@@ -217,6 +239,22 @@ describe('runCli', () => {
     expect(missing.err).toEqual(['--email: required', '--name: required'])
     const ghost = io()
     expect(await runCli(['tokens', 'create', '--user', 'ghost', '--data', data], ghost.io)).toBe(1)
+    // As long as a fixture's: a name of 200 characters and an email of 320, not one more.
+    const long = (id: string, name: number, email: number) =>
+      runCli(
+        ['users', 'create', '--id', id, '--email', `${'e'.repeat(email - 4)}@x.i`, '--name', 'n'.repeat(name), '--data', data],
+        io().io,
+      )
+    expect(await long('max', 200, 320)).toBe(0)
+    const longName = io()
+    expect(
+      await runCli(['users', 'create', '--id', 'n', '--email', 'n@x.io', '--name', 'n'.repeat(201), '--data', data], longName.io),
+    ).toBe(1)
+    expect(longName.err).toEqual(['name must be at most 200 characters'])
+    expect(await long('e', 10, 321)).toBe(1)
+    const listed = io()
+    await runCli(['users', 'list', '--json', '--data', data], listed.io)
+    expect((JSON.parse(listed.out.join('\n')) as { id: string }[]).map((u) => u.id)).toEqual(['alice', 'max'])
   })
 
   test('fixture --schema prints the JSON Schema of fixture files', async () => {
