@@ -53,6 +53,12 @@ export const ExternalLink = ({ href, children }: { href: string; children?: Chil
     <span>{children ?? href}</span>
   )
 
+/**
+ * Text from elsewhere inside a plain-text line (a page title): isolated between FSI and PDI, so a right-to-left
+ * override in a name cannot reorder what follows it. In markup the same is `<bdi>`.
+ */
+export const isolated = (text: string) => `\u2068${text}\u2069`
+
 /** Long descriptions are cut at a word in lists; the node page shows them whole. */
 export function excerpt(text: string, max = 220): string {
   const flat = text.replace(/\s+/g, ' ').trim()

@@ -29,7 +29,12 @@ export function NodeCard({
         </h3>
         <p class="muted">
           <code>{node.id}</code>
-          {showPublisher && node.publisher && <> by {node.publisher.name}</>}
+          {showPublisher && node.publisher && (
+            <>
+              {' '}
+              by <bdi>{node.publisher.name}</bdi>
+            </>
+          )}
         </p>
         {node.description && <p>{excerpt(node.description)}</p>}
         <ul class="meta" aria-label="Details">

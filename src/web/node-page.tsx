@@ -195,7 +195,14 @@ function Facts({ node, links }: { node: NodeJson; links: Links }) {
         {node.tags.length > 0 && (
           <>
             <dt>Tags</dt>
-            <dd>{node.tags.join(', ')}</dd>
+            <dd>
+              {node.tags.map((tag, i) => (
+                <>
+                  {i > 0 && ', '}
+                  <bdi>{tag}</bdi>
+                </>
+              ))}
+            </dd>
           </>
         )}
         {latest && latest.dependencies.length > 0 && (
@@ -226,7 +233,10 @@ export function NodePage({ view, links }: { view: NodeView; links: Links }) {
           {node.publisher && (
             <>
               {' '}
-              by <a href={links.publisher(node.publisher.id)}>{node.publisher.name}</a>
+              by{' '}
+              <a href={links.publisher(node.publisher.id)}>
+                <bdi>{node.publisher.name}</bdi>
+              </a>
             </>
           )}
           {latest && <> · version {latest.version}</>}

@@ -70,7 +70,7 @@ export function PublisherPage({ view, links }: { view: PublisherView; links: Lin
           <ul>
             {publisher.members.map((m) => (
               <li>
-                {m.user.name} <span class="muted">({m.role})</span>
+                <bdi>{m.user.name}</bdi> <span class="muted">({m.role})</span>
               </li>
             ))}
           </ul>

@@ -300,7 +300,7 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     await page.getByRole('link', { name: 'Blur Pack' }).click()
     await page.getByRole('heading', { level: 1, name: 'Blur Pack' }).waitFor()
     expect(page.url()).toBe(`${server.url}/-/nodes/blur-pack`)
-    expect(await page.title()).toBe('Blur Pack (blur-pack) · registry-mirror')
+    expect(await page.title()).toBe('\u2068Blur Pack\u2069 (blur-pack) · registry-mirror')
     await finish(w, server.url)
   })
 

@@ -120,6 +120,7 @@ describe('every page', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8')
     expect(await res.text()).toBe('')
+    expect(res.headers.get('content-length')).toBe(String((await (await t.app.request('/')).arrayBuffer()).byteLength))
   })
 })
 
@@ -184,9 +185,9 @@ describe('the node page', () => {
     await t.deps.downloads.flush() // counted in memory, written at most a second later
     await t.call('POST', '/nodes/blur-pack/reviews?star=4')
     const { html } = await page('/-/nodes/blur-pack')
-    expect(html).toContain('<title>Blur Pack (blur-pack) · registry-mirror</title>')
+    expect(html).toContain('<title>\u2068Blur Pack\u2069 (blur-pack) · registry-mirror</title>')
     expect(html).toContain('<p class="description">Blurs images.</p>')
-    expect(html).toContain('by <a href="/-/publishers/acme">acme name</a>')
+    expect(html).toContain('by <a href="/-/publishers/acme"><bdi>acme name</bdi></a>')
     expect(html).toContain('<pre id="install-command">ENVIRONMENT=dev comfy node registry-install blur-pack</pre>')
     // comfy-cli reaches only http://localhost:8080; this registry is elsewhere, and the page says so.
     expect(html).toContain('This registry is at http://registry.test: run comfy-cli where http://localhost:8080 leads here')
@@ -314,7 +315,7 @@ describe('the node page', () => {
     }
     const { html } = await page('/-/nodes/evil-pack')
     expect(html).toContain(`<h1>${escaped}</h1>`)
-    expect(html).toContain(`<title>${escaped} (evil-pack) · registry-mirror</title>`)
+    expect(html).toContain(`<title>\u2068${escaped}\u2069 (evil-pack) · registry-mirror</title>`)
     expect(html).toContain(`<p class="description">${escaped}</p>`)
     expect(html).toContain(`<p class="changelog">${escaped}</p>`)
     expect(html).toContain('<dt>Repository</dt><dd><span>javascript:alert(3)</span></dd>')
@@ -327,6 +328,32 @@ describe('the node page', () => {
   })
 })
 
+describe('text from elsewhere in either direction', () => {
+  test('a right-to-left override in a name, tag or title cannot reorder the text around it', async () => {
+    t = await makeTestApp()
+    const RLO = '\u202e'
+    const { token, pat } = await aliceWithPublisher(t)
+    expect((await t.call('PUT', '/publishers/acme', { token, body: { name: `${RLO}Acme` } })).status).toBe(200)
+    await t.deps.db
+      .updateTable('users')
+      .set({ name: `${RLO}Alice` })
+      .where('id', '=', 'alice')
+      .execute()
+    await publishActive(t, { pat, node: 'turned-pack', version: '1.0.0', nodeFields: { name: `Turned${RLO}`, tags: [`a${RLO}`, 'b'] } })
+    const node = (await page('/-/nodes/turned-pack')).html
+    expect(node).toContain(`by <a href="/-/publishers/acme"><bdi>${RLO}Acme</bdi></a> · version 1.0.0`)
+    expect(node).toContain(`<dd><bdi>a${RLO}</bdi>, <bdi>b</bdi></dd>`)
+    expect(node).toContain(`<title>\u2068Turned${RLO}\u2069 (turned-pack) · registry-mirror</title>`)
+    expect((await page('/?search=turned')).html).toContain(`by <bdi>${RLO}Acme</bdi>`)
+    const publisher = (await page('/-/publishers/acme')).html
+    expect(publisher).toContain(`<bdi>${RLO}Alice</bdi> <span class="muted">(owner)</span>`)
+    expect(publisher).toContain(`<title>\u2068${RLO}Acme\u2069 (publisher) · registry-mirror</title>`)
+    expect((await page(`/?search=${encodeURIComponent(RLO)}x`)).html).toContain(
+      `<title>Nodes matching “\u2068${RLO}x\u2069” · registry-mirror</title>`,
+    )
+  })
+})
+
 describe('the publisher page', () => {
   test('shows the publisher, members by name without emails, and its nodes', async () => {
     t = await makeTestApp()
@@ -334,7 +361,7 @@ describe('the publisher page', () => {
     const { status, html } = await page('/-/publishers/acme')
     expect(status).toBe(200)
     expect(html).toContain('<h1>acme name</h1>')
-    expect(html).toContain('<li>ALICE <span class="muted">(owner)</span></li>')
+    expect(html).toContain('<li><bdi>ALICE</bdi> <span class="muted">(owner)</span></li>')
     expect(html).not.toContain('@example.com')
     expect([...html.matchAll(/<h3 id="node-([^"]+)">/g)].map((m) => m[1])).toEqual(['blur-pack', 'linux-tools', 'upscale-kit'])
   })
