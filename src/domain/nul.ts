@@ -1,6 +1,7 @@
 /**
  * NUL (U+0000) in text: SQLite stores it, PostgreSQL refuses it (a 500 on one backend, data that cannot be copied to
- * the other). Refused wherever text comes in (the address, JSON bodies, fixtures), so that both backends hold the same.
+ * the other). Refused wherever text comes in (the address, JSON bodies, fixtures, mirrored items), so that both
+ * backends hold the same.
  */
 
 /** Where a NUL first stands in a parsed JSON value (`name`, `items.2.id`), or undefined; linear in the value's size. */

@@ -115,6 +115,36 @@ describe('sync from the public registry', () => {
   })
 })
 
+describe('text no store can keep', () => {
+  test('an item holding NUL is reported and skipped, on either backend; the rest is mirrored', async () => {
+    upstream = startPublicUpstream(fakeNodes(5))
+    const [, holding, , withVersion] = upstream.nodes
+    holding!.description = 'before\u0000after'
+    withVersion!.versions[0]!.changelog = 'fixed\u0000'
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url)
+    expect(summary.complete).toBe(true)
+    const nul = 'holds a NUL character (U+0000), which no store can keep'
+    expect(summary.problems).toEqual([
+      { kind: 'node', id: holding!.id, reason: `description ${nul}` },
+      { kind: 'version', id: withVersion!.versions[0]!.id, reason: `changelog ${nul}` },
+      ...holding!.versions.map(() => ({
+        kind: 'version' as const,
+        id: expect.any(String),
+        reason: `its node "${holding!.id}" was skipped`,
+      })),
+    ])
+    expect(ids((await mirror.call('GET', '/nodes?limit=100')).body)).toEqual(
+      upstream.nodes
+        .filter((n) => n !== holding)
+        .map((n) => n.id)
+        .sort(),
+    )
+    const versions = (await mirror.call('GET', `/nodes/${withVersion!.id}/versions`)).body as { version: string }[]
+    expect(versions.map((v) => v.version)).toEqual([withVersion!.versions[1]!.version])
+  })
+})
+
 describe('an upstream that misbehaves', () => {
   test('500s, 429 with Retry-After, cut-off bodies, stalls and resets are retried until the run completes', async () => {
     upstream = startPublicUpstream(fakeNodes(6))

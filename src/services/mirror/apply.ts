@@ -1,10 +1,12 @@
 /**
  * Applies mirrored items to the store: one transaction per batch, through commitWrite (so the local feed,
- * the search index and the caches follow). Each item is written whole or skipped with a reported reason; what
- * is already as the upstream says is not written again; local entities are never overwritten; a status or an
- * owner changed here (moderation, a claim) stays as it was changed. Used by every sync and by import.
+ * the search index and the caches follow). Each item is written whole or skipped with a reported reason (one
+ * holding NUL is, see domain/nul.ts); what is already as the upstream says is not written again; local entities
+ * are never overwritten; a status or an owner changed here (moderation, a claim) stays as it was changed. Used by
+ * every sync and by import.
  */
 import type { EntityKind, ItemProblem, MirrorItem, NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-items'
+import { nulPath } from '../../domain/nul'
 import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
 import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
@@ -226,12 +228,20 @@ export async function applyItems(deps: Deps, items: readonly MirrorItem[], opts:
   const nodes: NodeItem[] = []
   const versions: VersionItem[] = []
   const tombstones: { kind: EntityKind; id: string }[] = []
+  const refused = (kind: EntityKind, entity: { id: string }) => {
+    const at = nulPath(entity)
+    if (at === undefined) return false
+    result.problems.push({ kind, id: entity.id, reason: `${at} holds a NUL character (U+0000), which no store can keep` })
+    if (kind !== 'version') opts.skipped[kind === 'node' ? 'nodes' : 'publishers'].add(entity.id)
+    return true
+  }
   for (const item of items) {
     if ('tombstone' in item) tombstones.push(item)
+    else if (refused(item.kind, item.data)) continue
     else if (item.kind === 'publisher') explicit.push(item.data)
     else if (item.kind === 'node') {
       nodes.push(item.data)
-      if (item.publisher) embedded.push(item.publisher)
+      if (item.publisher && !refused('publisher', item.publisher)) embedded.push(item.publisher)
     } else versions.push(item.data)
   }
   await commitWrite(deps, async (w) => {
