@@ -51,7 +51,7 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     const wantsGzip = opts.gzip && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')
     if (!opts.enabled()) {
       await next()
-      if (wantsGzip && c.res.status === 200 && listedNodes.has(c.req.raw)) c.res = gzipped(await bytesOf(c.res), c.res.headers)
+      if (wantsGzip && c.res.status === 200 && listedNodes.has(c.req.raw)) c.res = gzipped(gzipOf(await bytesOf(c.res)), c.res.headers)
       return
     }
     const key = c.req.url.slice(c.req.url.indexOf('/', 8))
@@ -60,12 +60,9 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
       opts.counter?.hit()
       const headers: Record<string, string> = { 'content-type': 'application/json', vary: 'Accept-Encoding' }
       if (!wantsGzip) return c.body(hit.body, 200, headers)
-      if (!hit.gzip) {
-        const gzip = new Uint8Array(Bun.gzipSync(hit.body))
-        if (cache.grow(key, gzip.byteLength)) hit.gzip = gzip
-        return c.body(gzip, 200, { ...headers, 'content-encoding': 'gzip' })
-      }
-      return c.body(hit.gzip, 200, { ...headers, 'content-encoding': 'gzip' })
+      const gzip = hit.gzip ?? gzipOf(hit.body)
+      if (!hit.gzip && cache.grow(key, gzip.byteLength)) hit.gzip = gzip
+      return c.body(gzip, 200, { ...headers, 'content-encoding': 'gzip' })
     }
     if (hit) cache.delete(key)
     opts.counter?.miss()
@@ -81,8 +78,8 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
     if (!admitted && !wantsGzip) return
     const entry: Cached = { generation, sequence, ids, body: await bytesOf(c.res) }
     if (wantsGzip) {
-      c.res = gzipped(entry.body, c.res.headers)
-      entry.gzip = new Uint8Array(await c.res.clone().arrayBuffer())
+      entry.gzip = gzipOf(entry.body)
+      c.res = gzipped(entry.gzip, c.res.headers)
     } else c.res = new Response(entry.body, { status: 200, headers: c.res.headers })
     if (admitted) cache.set(key, entry, cost(key, entry) + (entry.gzip?.byteLength ?? 0))
   }
@@ -90,9 +87,11 @@ export function listResponseCache(opts: ListCacheOptions): MiddlewareHandler {
 
 const bytesOf = async (res: Response) => new Uint8Array(await res.arrayBuffer())
 
-/** The same answer gzipped, for a client that takes it: a first ask too, not only the answers kept. */
-function gzipped(body: Uint8Array<ArrayBuffer>, headers: Headers): Response {
-  const res = new Response(new Uint8Array(Bun.gzipSync(body)), { status: 200, headers })
+const gzipOf = (body: Uint8Array<ArrayBuffer>) => new Uint8Array(Bun.gzipSync(body))
+
+/** The answer as gzip, for a client that takes it: a first ask too, not only the answers kept. */
+function gzipped(gzip: Uint8Array<ArrayBuffer>, headers: Headers): Response {
+  const res = new Response(gzip, { status: 200, headers })
   res.headers.set('content-encoding', 'gzip')
   res.headers.set('vary', 'Accept-Encoding')
   res.headers.delete('content-length')
