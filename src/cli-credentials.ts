@@ -14,7 +14,8 @@ import type { WriteDeps } from './services/changes'
 import { createUser, listUsers } from './services/identity'
 import { changeUser, type UserChange } from './services/user-admin'
 import { createNodeJsonCache } from './services/node-json'
-import { openStore, type Store } from './store/db'
+import { openStoreAt } from './serve-backends'
+import type { Store } from './store/db'
 
 export const USERS_HELP = `Usage:
   registry-mirror users create --id ID --email EMAIL --name NAME [--admin] [--expires DAYS] [--data DIR | --database URL]
@@ -82,7 +83,7 @@ function expiresInDays(flags: Flags): number | undefined {
 
 /** A command's store and clock; it writes no nodes or publishers, so the store search and a cache of its own complete commitWrite's needs. */
 export async function withDeps<T>(location: string, fn: (deps: WriteDeps) => Promise<T>): Promise<T> {
-  const db: Store = await openStore(location)
+  const db: Store = await openStoreAt(location)
   try {
     return await fn({ db, now: () => new Date(), search: createStoreSearch(db), nodeJson: createNodeJsonCache(db, '') })
   } finally {

@@ -8,6 +8,7 @@ import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
+import { StoreOpenError } from './serve-backends'
 import { COPY_HELP, copyCommand } from './copy-command'
 import { SYNC_HELP, syncCommand } from './sync-command'
 import { prepareDataDir } from './data-dir'
@@ -153,7 +154,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     io.err(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; run "registry-mirror --help"`)
     return 2
   } catch (err) {
-    if (err instanceof AppError) return (io.err(err.message), 1)
+    if (err instanceof AppError || err instanceof StoreOpenError) return (io.err(err.message), 1)
     if (err instanceof UsageError) {
       for (const line of err.message.split('\n')) io.err(line)
       return 2

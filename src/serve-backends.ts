@@ -15,7 +15,7 @@ import { prepareDataDir } from './data-dir'
 import type { Log } from './log'
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './services/rate-limit'
 import { openStore, type Store } from './store/db'
-import { redactUrl } from './store/postgres'
+import { isPostgresUrl, redactUrl } from './store/postgres'
 import { sharedSecret } from './store/shared-state'
 
 export interface Backends {
@@ -57,16 +57,23 @@ export function s3Settings(config: BackendConfig, storage: string): S3Settings {
   }
 }
 
+/** The store could not be opened (a newer schema, an unreadable file, a database away): one line for the operator. */
+export class StoreOpenError extends Error {}
+
+/** Opens the store at `location` (a SQLite file or a PostgreSQL URL), migrating it; a failure names where, without a password. */
+export async function openStoreAt(location: string, where = isPostgresUrl(location) ? redactUrl(location) : location): Promise<Store> {
+  try {
+    return await openStore(location)
+  } catch (err) {
+    throw new StoreOpenError(`cannot open the store in ${where}: ${(err as Error).message}`)
+  }
+}
+
 /** Opens the store (migrating it) and the blob store; throws with a message fit for the operator. */
 export async function openBackends(config: BackendConfig, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
   const database = config.database
-  let db: Store
   const sqlitePath = database ? undefined : join(prepareDataDir(dataDir), 'registry.db')
-  try {
-    db = await openStore(database ?? sqlitePath!)
-  } catch (err) {
-    throw new Error(`cannot open the store in ${database ? redactUrl(database) : dataDir}: ${(err as Error).message}`)
-  }
+  const db = await openStoreAt(database ?? sqlitePath!, database ? redactUrl(database) : dataDir)
   // Uploads are staged in the data directory either way: the archive checks read them there.
   const disk = createDiskBlobStore(prepareDataDir(dataDir), { durable: opts.durable })
   const storage = config.storage
