@@ -194,14 +194,16 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   await sweep()
 
   const signal = await io.stopSignal
+  log.info('server.stopping', { signal })
   clearInterval(sweeper)
   follower.stop()
   stopEventLoopMonitor()
-  await mirroring.stop() // a sync under way stops between batches, before the store closes
-  log.info('server.stopping', { signal })
+  // At once, beside the requests in flight: a sync under way stops between batches (a retry's wait cut short).
+  const mirroringStopped = mirroring.stop()
   const graceful = server.stop(false)
   const forced = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_GRACE_MS).unref())
   if ((await Promise.race([graceful, forced])) === 'timeout') await server.stop(true)
+  await mirroringStopped // before the store closes
   await deps.downloads.stop() // the counts of the last interval, after the last request
   await downloadWriter.stop()
   search.close()

@@ -138,12 +138,22 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
   const limit = pLimit(Math.max(1, o.concurrency))
   let nextStart = 0
 
-  async function paced<T>(fn: () => Promise<T>): Promise<T> {
+  /** A wait cut short when `stop` fires: a run being stopped does not sit out a backoff (up to 30 s) or its pace. */
+  async function wait(ms: number, stop: AbortSignal | undefined): Promise<void> {
+    if (!stop) return sleep(ms)
+    if (stop.aborted) return
+    let onAbort = () => {}
+    const aborted = new Promise<void>((resolve) => (onAbort = resolve))
+    stop.addEventListener('abort', onAbort, { once: true })
+    await Promise.race([sleep(ms), aborted]).finally(() => stop.removeEventListener('abort', onAbort))
+  }
+
+  async function paced<T>(fn: () => Promise<T>, stop: AbortSignal | undefined): Promise<T> {
     if (o.ratePerSecond > 0) {
       const now = Date.now()
       const start = Math.max(now, nextStart)
       nextStart = start + 1000 / o.ratePerSecond
-      if (start > now) await sleep(start - now)
+      if (start > now) await wait(start - now, stop)
     }
     return fn()
   }
@@ -193,7 +203,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
   async function withRetries<T>(url: string, run: () => Promise<T>, stop = o.signal): Promise<T> {
     for (let n = 1; ; n++) {
       try {
-        return await limit(() => paced(run))
+        return await limit(() => paced(run, stop))
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
@@ -204,7 +214,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
         o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
-        await sleep(waitMs)
+        await wait(waitMs, stop)
       }
     }
   }

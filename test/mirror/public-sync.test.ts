@@ -1,5 +1,6 @@
 /** Mirroring the public registry (no feed), from a stand-in that plays its exact shapes and misbehaves on demand. */
 import { afterEach, describe, expect, test } from 'bun:test'
+import * as v from 'valibot'
 import { makeZip } from '../support/archives'
 import { makeTestApp, storedBlobs, type TestApp } from '../support/app'
 import { fastHttp, sync } from '../support/mirror'
@@ -146,6 +147,23 @@ describe('text no store can keep', () => {
 })
 
 describe('an upstream that misbehaves', () => {
+  test("stopping a run cuts its retry's wait short: it ends at once, saying it was stopped", async () => {
+    const failing = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('down', { status: 500 }) })
+    try {
+      const stop = new AbortController()
+      const { http } = fastHttp({
+        signal: stop.signal,
+        attempts: 9,
+        // A wait that never ends by itself (the real one backs off up to 30 s): only the stop, during it, can end it.
+        sleep: () => new Promise(() => {}),
+        onRetry: () => void setTimeout(() => stop.abort(), 5),
+      })
+      expect(await http.json(`${failing.url}nodes`, v.unknown()).catch((err) => err)).toMatchObject({ kind: 'aborted' })
+    } finally {
+      failing.stop(true)
+    }
+  })
+
   test('500s, 429 with Retry-After, cut-off bodies, stalls and resets are retried until the run completes', async () => {
     upstream = startPublicUpstream(fakeNodes(6))
     upstream.fault(/^\/nodes\?/, { kind: 'status', status: 500 }, 2)
