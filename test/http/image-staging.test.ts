@@ -15,12 +15,14 @@ let alice: string
 
 beforeAll(async () => (fake = await startFakeProvider()))
 afterAll(() => fake.stop())
-beforeEach(async () => {
+/** `local`: on SQLite whatever the test pass's backend. */
+async function setUp(local = false) {
   fake.reset()
-  t = await makeTestApp({ settings: { video: { public: false, maxImageBytes: 4096 } } })
+  t = await makeTestApp({ settings: { video: { public: false, maxImageBytes: 4096 } }, local })
   useProvider(t, fake)
   alice = await addUser(t, 'alice')
-})
+}
+beforeEach(() => setUp())
 afterEach(async () => {
   expect(t.logs.join('\n')).not.toContain(fake.key)
   await t.cleanup()
@@ -83,6 +85,9 @@ describe('the signed PUT and GET', () => {
   })
 
   test('a PUT claims its image in a write turn: not while a download batch is in hand', async () => {
+    // Turns are SQLite's (services/write-turn.ts); PostgreSQL runs writes side by side.
+    await t.cleanup()
+    await setUp(true)
     const { upload_url } = (await stage()).body
     const state = async () => (await t.deps.db.selectFrom('staged_images').select('state').executeTakeFirstOrThrow()).state
     const turn = await holdWriteTurn(t.deps)

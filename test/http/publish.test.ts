@@ -171,6 +171,9 @@ describe('signed upload PUT', () => {
   })
 
   test('claims its version in a write turn: not while a download batch is in hand', async () => {
+    // Turns are SQLite's (services/write-turn.ts); PostgreSQL runs writes side by side.
+    await t.cleanup()
+    t = await makeTestApp({ local: true })
     const { pat } = await aliceWithPublisher(t)
     const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
     const claims = async () => (await t.deps.db.selectFrom('upload_claims').select('version_id').execute()).length
