@@ -207,8 +207,31 @@ describe('an upstream that misbehaves', () => {
     const res = await mirror.app.request(`/archives/${node.publisher}/${node.id}/1.0.0/node.zip`)
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(original)
     // The refusal is recorded for the operator (and the web page).
-    const row = await mirror.deps.db.selectFrom('mirror_archives').select('problem').where('problem', '!=', '').executeTakeFirstOrThrow()
-    expect(row.problem).toContain('refused')
+    const problems = () => mirror.deps.db.selectFrom('mirror_archives').select('problem').where('problem', '!=', '').execute()
+    expect((await problems())[0]!.problem).toContain('refused')
+    // Put right upstream: an incremental run leaves the refusal alone, the next full pass finds the pinned bytes again.
+    node.versions[0]!.archive = original
+    expect((await sync(mirror, upstream.url, { archives: 'eager' })).problems).toEqual([])
+    expect(await problems()).toHaveLength(1)
+    expect(await sync(mirror, upstream.url, { archives: 'eager', full: true })).toMatchObject({ problems: [], archives: { refused: 0 } })
+    expect(await problems()).toEqual([])
+  })
+
+  test('an archive refused on its first fetch is fetched again by the next full pass, once the upstream put it right', async () => {
+    upstream = startPublicUpstream(fakeNodes(2))
+    const node = upstream.nodes[0]!
+    const good = node.versions[0]!.archive!
+    node.versions[0]!.archive = new TextEncoder().encode('not an archive at all')
+    mirror = await makeTestApp()
+    expect((await sync(mirror, upstream.url, { archives: 'eager' })).archives).toMatchObject({ refused: 1 })
+    const install = () => mirror.call('GET', `/nodes/${node.id}/install?version=1.0.0`)
+    expect((await install()).status).toBe(404)
+    node.versions[0]!.archive = good
+    expect((await sync(mirror, upstream.url, { archives: 'eager' })).archives).toMatchObject({ fetched: 0, refused: 0 })
+    expect(await sync(mirror, upstream.url, { archives: 'eager', full: true })).toMatchObject({ problems: [], archives: { fetched: 1 } })
+    expect((await install()).status).toBe(200)
+    const res = await mirror.app.request(`/archives/${node.publisher}/${node.id}/1.0.0/node.zip`)
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(good)
   })
 
   test('an unreachable upstream ends the run incomplete, saying why, and leaves the mirror as it was', async () => {

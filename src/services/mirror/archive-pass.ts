@@ -1,7 +1,9 @@
 /**
  * The archive phase of a sync: every active mirrored version's archive not stored yet (with --archives), and on a
  * full pass a check of the stored ones against the upstream. Bounded by the client's concurrency; a failure is
- * counted and the run reported incomplete, so the next run tries again.
+ * counted and the run reported incomplete, so the next run tries again. What was refused (bytes other than the
+ * pinned ones, an invalid archive) is left alone until a full pass, which tries it again: the upstream may have put
+ * it right.
  */
 import { UpstreamError } from '../../upstream/http-client'
 import { fetchArchive, verifyArchive, type ArchiveOutcome } from './archives'
@@ -22,10 +24,11 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
       'mirror_archives.url',
       'mirror_archives.sha256',
       'mirror_archives.etag',
+      'mirror_archives.problem',
     ])
     .where('mirror_archives.source_id', '=', source.id)
     .where('node_versions.status', '=', 'active')
-    .where('mirror_archives.problem', '=', '')
+    .$if(!opts.verify, (q) => q.where('mirror_archives.problem', '=', ''))
   const missing = opts.fetchAll ? await base.where('archives.version_id', 'is', null).orderBy('mirror_archives.version_id').execute() : []
   const stored = opts.verify ? await base.where('archives.version_id', 'is not', null).orderBy('mirror_archives.version_id').execute() : []
   let done = 0

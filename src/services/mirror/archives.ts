@@ -110,21 +110,35 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
 
 /**
  * Checks a stored archive against its upstream (a full pass does this): unchanged bytes cost a 304 or a hash;
- * other bytes are refused and reported, and the pinned ones stay served.
+ * other bytes are refused and reported, and the pinned ones stay served. The pinned bytes served again clear an
+ * earlier refusal.
  */
-export async function verifyArchive(deps: Deps, http: UpstreamHttp, t: Target & { etag: string | null }): Promise<ArchiveOutcome> {
+export async function verifyArchive(
+  deps: Deps,
+  http: UpstreamHttp,
+  t: Target & { etag: string | null; problem: string },
+): Promise<ArchiveOutcome> {
   const fetched = await http.download(
     t.url,
     async (body, res) => ({ staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes), etag: res.headers.get('etag') }),
     { headers: t.etag ? { 'if-none-match': t.etag } : {} },
   )
-  if ('notModified' in fetched) return { stored: false, unchanged: true }
-  const { staged, etag } = fetched as { staged: StagedBlob; etag: string | null }
-  await staged.discard()
-  if (staged.sha256 !== t.sha256) {
-    return refuse(deps, t, `the upstream now serves other bytes (SHA-256 ${staged.sha256}) than the ones pinned (${t.sha256}): refused`)
+  let etag = t.etag
+  if (!('notModified' in fetched)) {
+    const { staged, etag: sent } = fetched as { staged: StagedBlob; etag: string | null }
+    await staged.discard()
+    if (staged.sha256 !== t.sha256) {
+      return refuse(deps, t, `the upstream now serves other bytes (SHA-256 ${staged.sha256}) than the ones pinned (${t.sha256}): refused`)
+    }
+    etag = sent
   }
-  if (etag !== t.etag) await deps.db.updateTable('mirror_archives').set({ etag }).where('version_id', '=', t.version_id).execute()
+  if (etag !== t.etag || t.problem) {
+    await deps.db
+      .updateTable('mirror_archives')
+      .set({ etag, problem: '', problem_at: null })
+      .where('version_id', '=', t.version_id)
+      .execute()
+  }
   return { stored: false, unchanged: true }
 }
 
