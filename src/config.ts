@@ -208,8 +208,8 @@ export const SETTINGS = {
   'sync-every': { schema: int(1, 525_600), default: '60', help: 'minutes between syncs with --sync-from' },
   'sync-archives': {
     schema: archiveMode,
-    default: 'lazy',
-    help: 'archives with --sync-from: none, eager (all at each sync) or lazy (each on its first download)',
+    default: 'eager',
+    help: 'archives with --sync-from: eager (all at each sync: installable offline), lazy (each on its first download) or none',
   },
   ...UPSTREAM_SETTINGS,
 } as const

@@ -179,7 +179,7 @@ beforeAll(async () => {
   await ensureBinary()
   upstream = await startUpstream()
   await seedUpstream(upstream.url)
-  server = await startServer(data, '--public-url', PUBLIC_URL, '--sync-from', upstream.url)
+  server = await startServer(data, '--public-url', PUBLIC_URL, '--sync-from', upstream.url, '--sync-archives', 'lazy')
   await synced(server.url)
   await seed(server.url)
   // Playwright gives each launch a fresh temporary profile (user-data dir), removed when the browser closes.
@@ -389,7 +389,7 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     )
     await shot(page, 'node-mirrored')
 
-    // Archives are fetched from the upstream on their first download (serve --sync-from's default), then kept.
+    // Lazy archives are fetched from the upstream on their first download, then kept.
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download version 1.2.0' }).click(),
