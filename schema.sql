@@ -56,9 +56,12 @@ CREATE TABLE publisher_members (
   user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   role         TEXT NOT NULL CHECK (role IN ('owner', 'member')),
   created_at   TEXT NOT NULL,
+  -- A UUID v4 of its own (schema version 14), shown as members[].id.
+  id           TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (publisher_id, user_id)
 );
 CREATE INDEX publisher_members_user ON publisher_members(user_id);
+CREATE UNIQUE INDEX publisher_members_id ON publisher_members(id);
 
 -- Publisher access tokens (personal_access_token of the publish body): hash plus a display prefix.
 CREATE TABLE publisher_tokens (

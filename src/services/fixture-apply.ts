@@ -187,7 +187,8 @@ async function applyPublishers(
       const role = roles.get(`${p.id}\0${m.user}`)
       if (role === m.role) continue
       if (role) await setMemberRole(w.db, p.id, m.user, m.role)
-      else newMembers.push({ publisher_id: p.id, user_id: m.user, role: m.role, created_at: at })
+      else
+        newMembers.push({ id: stableUuid(`member:${p.id}:${m.user}`), publisher_id: p.id, user_id: m.user, role: m.role, created_at: at })
       w.publisher(p.id)
     }
   }

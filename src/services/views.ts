@@ -61,7 +61,7 @@ export async function renderVersions(
 
 function memberJson(m: MemberWithUser, withEmail: boolean): MemberJson {
   const user = withEmail ? { id: m.user_id, name: m.name, email: m.email } : { id: m.user_id, name: m.name }
-  return { id: `${m.publisher_id}:${m.user_id}`, role: m.role, user }
+  return { id: m.id, role: m.role, user }
 }
 
 function publisherJson(p: PublisherRow, members: MemberJson[]): PublisherJson {

@@ -1,4 +1,5 @@
 /** Publishers and their members. */
+import { newId } from '../domain/ids'
 import type { Store } from './db'
 import { preparedList } from './prepared'
 import type { Insertable, Updateable } from 'kysely'
@@ -96,8 +97,12 @@ export async function markPublisherDeleted(db: Store, id: string, now: string): 
   return true
 }
 
-export async function insertMember(db: Store, row: MemberRow): Promise<void> {
-  await db.insertInto('publisher_members').values(row).execute()
+/** Adds a membership under an id of its own. */
+export async function insertMember(db: Store, row: Omit<MemberRow, 'id'>): Promise<void> {
+  await db
+    .insertInto('publisher_members')
+    .values({ ...row, id: newId() })
+    .execute()
 }
 
 export function findMembership(db: Store, publisherId: string, userId: string): Promise<MemberRow | undefined> {
@@ -111,6 +116,7 @@ export function findMembership(db: Store, publisherId: string, userId: string): 
 
 /** Members of the given publishers with the user's name and email, owners first. */
 export interface MemberWithUser {
+  id: string
   publisher_id: string
   user_id: string
   role: MemberRow['role']
@@ -122,7 +128,14 @@ const membersOf = preparedList<{}, MemberWithUser>((db, _p, publisherIds) =>
   db
     .selectFrom('publisher_members')
     .innerJoin('users', 'users.id', 'publisher_members.user_id')
-    .select(['publisher_members.publisher_id', 'publisher_members.user_id', 'publisher_members.role', 'users.name', 'users.email'])
+    .select([
+      'publisher_members.id',
+      'publisher_members.publisher_id',
+      'publisher_members.user_id',
+      'publisher_members.role',
+      'users.name',
+      'users.email',
+    ])
     .where('publisher_members.publisher_id', 'in', publisherIds)
     .orderBy('publisher_members.role', 'desc')
     .orderBy('publisher_members.user_id'),

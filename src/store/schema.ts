@@ -47,6 +47,8 @@ export interface PublisherMemberTable {
   user_id: string
   role: 'owner' | 'member'
   created_at: string
+  /** A UUID v4 of its own, shown as `members[].id` (schema version 14). */
+  id: string
 }
 
 export interface PublisherTokenTable {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { UUID_PATTERN } from '../../src/domain/ids'
 import { insertRows } from '../../src/store/bulk'
 import { addPublisher, addUser, makeTestApp, type TestApp } from '../support/app'
 
@@ -42,7 +43,7 @@ describe('POST /publishers', () => {
       createdAt: '2026-01-02T03:04:05.678Z',
     })
     expect(res.body.members).toEqual([
-      { id: 'acme:alice', role: 'owner', user: { id: 'alice', name: 'ALICE', email: 'alice@example.com' } },
+      { id: expect.stringMatching(UUID_PATTERN), role: 'owner', user: { id: 'alice', name: 'ALICE', email: 'alice@example.com' } },
     ])
   })
 
@@ -131,7 +132,7 @@ describe('GET /publishers and /publishers/{id}', () => {
     await insertRows(
       t.deps.db,
       'publisher_members',
-      owned.map((id) => ({ publisher_id: id, user_id: 'alice', role: 'owner', created_at: T })),
+      owned.map((id) => ({ id: crypto.randomUUID(), publisher_id: id, user_id: 'alice', role: 'owner', created_at: T })),
     )
     const anonymous = await t.call('GET', '/publishers')
     expect(anonymous.headers.get('content-type')).toBe('application/json')

@@ -153,6 +153,35 @@ describe('schema migrations', () => {
     }
   })
 
+  test('memberships made before version 14 get UUIDs of their own', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const sqlite = new Database(path)
+    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+    const t = '2026-01-01T00:00:00.000Z'
+    for (const step of MIGRATIONS.filter((m) => m.version <= 13)) await step.up(old, { dialect: 'sqlite', now: t })
+    sqlite.run('pragma user_version = 13')
+    sqlite.run(
+      `insert into users (id, email, name, created_at, updated_at) values ('alice', 'a@x', 'A', '${t}', '${t}'), ('bob', 'b@x', 'B', '${t}', '${t}')`,
+    )
+    sqlite.run(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '${t}', '${t}')`)
+    sqlite.run(
+      `insert into publisher_members (publisher_id, user_id, role, created_at) values ('acme', 'alice', 'owner', '${t}'), ('acme', 'bob', 'member', '${t}')`,
+    )
+    await old.destroy()
+    await (await openStore(path)).destroy()
+    const db = new Database(path)
+    expect(describeSqlite(db)).toEqual(await reference())
+    const members = db
+      .query<{ id: string; user_id: string; role: string }, []>('select id, user_id, role from publisher_members order by user_id')
+      .all()
+    expect(members).toEqual([
+      { id: expect.stringMatching(UUID_PATTERN), user_id: 'alice', role: 'owner' },
+      { id: expect.stringMatching(UUID_PATTERN), user_id: 'bob', role: 'member' },
+    ])
+    expect(members[0]!.id).not.toBe(members[1]!.id)
+    db.close()
+  })
+
   test('opening again changes nothing', async () => {
     const path = join(dirs.make(), 'registry.db')
     await (await openStore(path)).destroy()

@@ -12,6 +12,7 @@ import * as nodeDocumentsTable from './010-node-documents-table'
 import * as versionsNewestFirst from './011-versions-newest-first'
 import * as publisherNodesInIdOrder from './012-publisher-nodes-in-id-order'
 import * as searchTexts from './013-search-texts'
+import * as memberIds from './014-member-ids'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'versions newest first across nodes', up: versionsNewestFirst.up },
   { version: 12, name: "a publisher's nodes in id order", up: publisherNodesInIdOrder.up },
   { version: 13, name: "each node's searched text in narrow rows", up: searchTexts.up },
+  { version: 14, name: 'publisher memberships get UUIDs', up: memberIds.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
