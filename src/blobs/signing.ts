@@ -30,5 +30,26 @@ export function createUrlSigner(secret: string): UrlSigner {
   }
 }
 
+/** The query parameters a signed URL carries; any other, or one of these twice, is a change to the URL. */
+const SIGNED_PARAMS = new Set(['expires', 'signature'])
+
+export interface SignedQuery {
+  expires: string | undefined
+  signature: string | undefined
+  /** Whether the query holds a parameter the server did not sign, or repeats one it did. */
+  altered: boolean
+}
+
+/** Reads a signed URL's query string (`?expires=…&signature=…`, the leading `?` optional). */
+export function readSignedQuery(search: string): SignedQuery {
+  const params = new URLSearchParams(search)
+  const names = [...params.keys()]
+  return {
+    expires: params.get('expires') ?? undefined,
+    signature: params.get('signature') ?? undefined,
+    altered: names.length !== new Set(names).size || names.some((name) => !SIGNED_PARAMS.has(name)),
+  }
+}
+
 /** The media type alone, lower-cased: `Application/Zip; charset=x` -> `application/zip`. */
 export const mediaType = (header: string | undefined) => (header ?? '').split(';')[0]!.trim().toLowerCase()

@@ -104,15 +104,15 @@ export function archiveRoutes(deps: Deps) {
   })
 
   const receive = async (c: Context<Env>) => {
+    const url = new URL(c.req.url)
     const version = await receiveArchive(deps, {
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: url.pathname,
+      query: url.search,
       nodeId: c.req.param('nodeId') ?? '',
       version: c.req.param('version') ?? '',
       contentType: c.req.header('content-type'),
       contentLength: c.req.header('content-length'),
-      expires: c.req.query('expires'),
-      signature: c.req.query('signature'),
       body: c.req.raw.body,
     })
     return c.json({ node_version: version }, 200)

@@ -59,12 +59,10 @@ const specs = {
   }),
 }
 
-const signedRequest = (c: Context<Env>) => ({
-  id: c.req.param('id') ?? '',
-  path: new URL(c.req.url).pathname,
-  expires: c.req.query('expires'),
-  signature: c.req.query('signature'),
-})
+const signedRequest = (c: Context<Env>) => {
+  const url = new URL(c.req.url)
+  return { id: c.req.param('id') ?? '', path: url.pathname, query: url.search }
+}
 
 export function imageStagingRoutes(deps: Deps) {
   const app = new Hono<Env>()

@@ -3,7 +3,7 @@
  * server (image types only, size capped, single use from the first byte) and an expiring signed download URL on
  * the public URL for the provider to fetch. Staged images are swept a day after staging.
  */
-import { mediaType } from '../blobs/signing'
+import { mediaType, readSignedQuery } from '../blobs/signing'
 import { isImageType, sniffImage, SNIFF_BYTES, type ImageType } from '../domain/images'
 import { newId } from '../domain/ids'
 import type { StagedImageUrls } from '../domain/wire'
@@ -61,15 +61,16 @@ interface SignedRequest {
   id: string
   /** The request path exactly as received, which the signature covers. */
   path: string
-  expires: string | undefined
-  signature: string | undefined
+  /** The request's query string, which must hold the signed `expires` and `signature` and nothing else. */
+  query: string
 }
 
 /** The staged image this signed URL names; 403 for a bad or expired signature, 404 once it was swept. */
 async function verifiedImage(deps: Deps, method: 'PUT' | 'GET', req: SignedRequest): Promise<StagedImageRow> {
-  const expires = Number(req.expires)
+  const query = readSignedQuery(req.query)
+  const expires = Number(query.expires)
   const signed = { method, path: req.path, contentType: '', expires }
-  if (!req.signature || !Number.isSafeInteger(expires) || !deps.signer.verify(signed, req.signature)) {
+  if (!query.signature || query.altered || !Number.isSafeInteger(expires) || !deps.signer.verify(signed, query.signature)) {
     throw forbidden('the signature does not match this URL', 'invalid_signature')
   }
   if (expires * 1000 < deps.now().getTime()) throw forbidden('this signed URL has expired', 'signature_expired')

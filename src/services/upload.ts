@@ -4,7 +4,7 @@
  */
 import { inspectArchive } from '../archive/inspect'
 import type { StagedBlob } from '../blobs/blob-store'
-import { mediaType } from '../blobs/signing'
+import { mediaType, readSignedQuery } from '../blobs/signing'
 import { normalizeSemver } from '../domain/semver'
 import type { VersionJson } from '../domain/wire'
 import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../errors'
@@ -27,18 +27,20 @@ export interface UploadRequest {
   version: string
   contentType: string | undefined
   contentLength: string | undefined
-  expires: string | undefined
-  signature: string | undefined
+  /** The request's query string, which must hold the signed `expires` and `signature` and nothing else. */
+  query: string
   body: ReadableStream<Uint8Array> | null
 }
 
 function verifySignedUrl(deps: Deps, req: UploadRequest): void {
-  const expires = Number(req.expires)
-  if (!req.signature || !Number.isSafeInteger(expires)) {
+  const query = readSignedQuery(req.query)
+  const expires = Number(query.expires)
+  if (!query.signature || !Number.isSafeInteger(expires)) {
     throw forbidden('archive uploads need a signed URL: create a version to get one', 'invalid_signature')
   }
+  if (query.altered) throw forbidden('the signature does not match this URL (a query parameter was added)', 'invalid_signature')
   const signed = { method: req.method, path: req.path, contentType: mediaType(req.contentType), expires }
-  if (!deps.signer.verify(signed, req.signature)) {
+  if (!deps.signer.verify(signed, query.signature)) {
     if (req.method !== 'PUT') throw forbidden('this signed URL accepts only PUT', 'invalid_signature')
     if (signed.contentType !== 'application/zip') {
       throw forbidden('this signed URL requires Content-Type: application/zip', 'invalid_signature')

@@ -139,6 +139,10 @@ describe('the signed PUT and GET', () => {
     const forged = download_url.replace(/signature=[0-9a-f]{4}/, 'signature=0000')
     expect((await t.app.request(forged)).status).toBe(403)
     expect((await t.app.request(upload_url)).status).toBe(403)
+    for (const added of [`${download_url}&x=1`, `${download_url}&expires=${new URL(download_url).searchParams.get('expires')}`]) {
+      expect((await t.app.request(added)).status).toBe(403)
+    }
+    expect((await put(`${upload_url}&x=1`, PNG)).status).toBe(403)
     t.clock.now = new Date(t.clock.now.getTime() + 901_000)
     const late = await put(upload_url, PNG)
     expect(late).toEqual({ status: 403, body: { message: 'this signed URL has expired', details: [] } })

@@ -222,7 +222,11 @@ describe('signed upload PUT', () => {
     ['a tampered expiry', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60))],
     ['a tampered signature', (u: URL) => u.searchParams.set('signature', 'a'.repeat(64))],
     ['no signature', (u: URL) => u.searchParams.delete('signature')],
-  ])('refuses %s with 403', async (_, tamper) => {
+    ['an added parameter', (u: URL) => (u.search += '&x=1')],
+    ['an added parameter with no value', (u: URL) => (u.search += '&x')],
+    ['a repeated expiry', (u: URL) => u.searchParams.append('expires', u.searchParams.get('expires')!)],
+    ['a repeated signature', (u: URL) => u.searchParams.append('signature', u.searchParams.get('signature')!)],
+  ])('refuses %s with 403 and stores nothing', async (_, tamper) => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.1' })
     const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
@@ -230,7 +234,9 @@ describe('signed upload PUT', () => {
     tamper(url)
     const up = await upload(t, url.toString())
     expect(up.status).toBe(403)
-    expect(up.body.error).toMatch(/signature/)
+    expect(up.body.error).toBe('invalid_signature')
+    // The URL as signed still works: the refusal claimed nothing.
+    expect((await upload(t, res.body.signedUrl)).status).toBe(200)
   })
 
   test('refuses a wrong content type, a wrong method and an expired URL with 403', async () => {

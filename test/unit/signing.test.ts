@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { createUrlSigner, mediaType } from '../../src/blobs/signing'
+import { createUrlSigner, mediaType, readSignedQuery } from '../../src/blobs/signing'
 
 const req = { method: 'PUT', path: '/archives/acme/pack/1.0.0/node.zip', contentType: 'application/zip', expires: 1_900_000_000 }
 const signatureOf = (query: string) => new URLSearchParams(query).get('signature')!
@@ -27,6 +27,21 @@ describe('createUrlSigner', () => {
     expect(signer.verify(req, flipped)).toBe(false)
     expect(signer.verify(req, 'zz')).toBe(false)
     expect(createUrlSigner('other').verify(req, sig)).toBe(false)
+  })
+
+  test('readSignedQuery: expires and signature once each, anything else is an altered URL', () => {
+    expect(readSignedQuery('?expires=1&signature=ab')).toEqual({ expires: '1', signature: 'ab', altered: false })
+    expect(readSignedQuery('expires=1&signature=ab')).toEqual({ expires: '1', signature: 'ab', altered: false })
+    expect(readSignedQuery('')).toEqual({ expires: undefined, signature: undefined, altered: false })
+    for (const query of [
+      'expires=1&signature=ab&x=1',
+      'x&expires=1&signature=ab',
+      'expires=1&expires=1&signature=ab',
+      'expires=1&signature=ab&signature=ab',
+      'expires=1&signature=ab&=',
+    ]) {
+      expect(readSignedQuery(query).altered).toBe(true)
+    }
   })
 
   test('mediaType drops parameters and case', () => {
