@@ -4,6 +4,7 @@
  * upstream's validated JSON (either spelling) to these items.
  */
 import { normalizeSemver } from './semver'
+import { normalizeTime } from './timestamps'
 import type { Loose, UpstreamNode, UpstreamPublisher, UpstreamVersion } from './upstream-wire'
 import { NODE_STATUS, PUBLISHER_STATUS, VERSION_STATUS } from './wire'
 
@@ -103,13 +104,6 @@ const num = (o: Loose, ...keys: string[]): number => {
   return 0
 }
 const count = (o: Loose, ...keys: string[]) => Math.max(0, Math.round(num(o, ...keys)))
-
-/** RFC 3339 with milliseconds; the upstream sends microseconds, and a missing time becomes `fallback`. */
-export function normalizeTime(value: unknown, fallback: string): string {
-  if (typeof value !== 'string' || !value) return fallback
-  const t = Date.parse(value)
-  return Number.isNaN(t) ? fallback : new Date(t).toISOString()
-}
 
 /** Our status for each of its names (either `NodeStatusActive` or `active`), lower-cased. */
 const statusNames = <T extends string>(names: Record<T, string>): ReadonlyMap<string, T> =>

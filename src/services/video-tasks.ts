@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import { hashToken, newId, newSecretToken } from '../domain/ids'
+import { normalizeTime } from '../domain/timestamps'
 import type { VideoCreationsJson, VideoTaskJson } from '../domain/wire'
 import { AppError, badGateway, forbidden, notConfigured, notFound, tooManyRequests } from '../errors'
 import { isUniqueViolation } from '../store/db'
@@ -97,7 +98,7 @@ export async function startVideoTask(deps: Deps, caller: VideoCaller, input: Vid
     task_id: task.task_id,
     state: task.state,
     credits,
-    created_at: task.created_at ?? timestamp(deps),
+    created_at: normalizeTime(task.created_at, timestamp(deps)),
     ...(task.code != null && { code: task.code }),
   }
 }

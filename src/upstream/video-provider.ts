@@ -29,7 +29,8 @@ const StartReply = v.object({
   task_id: TaskId,
   state: State,
   credits: Credits,
-  created_at: v.nullish(v.pipe(v.string(), v.maxLength(64))),
+  /** Read by normalizeTime, which takes our time for one it cannot read: the task is started (and paid) either way. */
+  created_at: v.optional(v.unknown()),
   code: v.nullish(v.pipe(v.number(), v.safeInteger())),
   seed: v.nullish(v.pipe(v.number(), v.safeInteger())),
 })

@@ -31,6 +31,27 @@ describe('starting a task', () => {
     expect(callback_url).toMatch(new RegExp(`^${PUBLIC_URL}/proxy/provider/callback\\?task=[0-9a-f-]{36}&secret=[\\w-]{43}$`))
   })
 
+  test.each([
+    ['in its own zone', '2026-11-23T14:30:00+08:00', '2026-11-23T06:30:00.000Z'],
+    ['with microseconds', '2026-11-23T06:30:00.123456Z', '2026-11-23T06:30:00.123Z'],
+    ['without a zone (taken as UTC)', '2026-11-23T06:30:00', '2026-11-23T06:30:00.000Z'],
+    ['as a date', '2026-11-23', '2026-11-23T00:00:00.000Z'],
+    ['as text that is no time', 'yesterday', undefined],
+    ['as a number', 1795415400, undefined],
+    ['as an object', { at: 'noon' }, undefined],
+    ['as an empty string', '', undefined],
+    ['not at all', undefined, undefined],
+  ])(
+    'a provider time %s comes back as RFC 3339 UTC with milliseconds, else as our now (the task was started and paid)',
+    async (_, sent, expected) => {
+      fake.createdAt = sent
+      const res = await start(nodeStartBody(IMAGES))
+      expect(res.status).toBe(200)
+      expect(res.body.created_at).toBe(expected ?? t.clock.now.toISOString())
+      assertNodeAccepts('TaskCreationResponse', res.body)
+    },
+  )
+
   test('the task is stored with its caller, state and credits, and a summary of the request without image data or queries', async () => {
     const images = [`${PUBLIC_URL}/customers/storage/abc?expires=1&signature=ff`, pngDataUri()]
     const res = await start({ ...nodeStartBody(images), prompt: 'kept' })

@@ -28,11 +28,16 @@ export interface FakeProvider {
   onPoll: Behaviour
   /** Fetch the http(s) images of each start before answering, as a real provider does. */
   fetchImages: boolean
+  /** The `created_at` of the next 'ok' starts' replies, as the provider writes it (undefined: left out). */
+  createdAt: unknown
   /** POSTs `body` to the callback_url the n-th task was started with; the response as received. */
   callBack(n: number, body: unknown): Promise<Response>
   reset(): void
   stop(): Promise<void>
 }
+
+/** When the provider says a task was created, unless a test says otherwise. */
+const CREATED_AT = '2026-01-02T03:04:06.000Z'
 
 export const VIDEO_BYTES = new TextEncoder().encode('\u0000\u0000\u0000\u0018ftypmp42 a fake video')
 
@@ -85,7 +90,7 @@ export async function startFakeProvider(key = 'vidu-test-key-7f3a9c'): Promise<F
             resolution: body.resolution,
             movement_amplitude: body.movement_amplitude,
             credits: 4,
-            created_at: '2026-01-02T03:04:06.000Z',
+            created_at: provider.createdAt,
           }
         })
       }
@@ -129,6 +134,7 @@ export async function startFakeProvider(key = 'vidu-test-key-7f3a9c'): Promise<F
     onStart: 'ok',
     onPoll: 'ok',
     fetchImages: false,
+    createdAt: CREATED_AT,
     callBack(n, body) {
       const target = provider.starts[n]?.body.callback_url
       if (typeof target !== 'string') throw new Error(`start ${n} has no callback_url`)
@@ -140,6 +146,7 @@ export async function startFakeProvider(key = 'vidu-test-key-7f3a9c'): Promise<F
       provider.onStart = 'ok'
       provider.onPoll = 'ok'
       provider.fetchImages = false
+      provider.createdAt = CREATED_AT
     },
     async stop() {
       for (const release of hanging.splice(0)) release()

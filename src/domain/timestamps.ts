@@ -1,0 +1,17 @@
+/** Times from other systems (an upstream registry, the video provider) in our wire form: RFC 3339 UTC with milliseconds. */
+
+/** A date, or a date and time with an optional fraction and zone: `2026-11-23`, `2026-11-23T14:30:00.123456+08:00`. */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)([Zz]|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * `value` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (an upstream sends microseconds, a provider its own zone); a missing time,
+ * or one that is not a date-time, becomes `fallback`. A time without a zone is taken as UTC: JavaScript would read
+ * it in the server's zone, so the answer would depend on where the server runs.
+ */
+export function normalizeTime(value: unknown, fallback: string): string {
+  if (typeof value !== 'string') return fallback
+  const m = DATE_TIME.exec(value.trim())
+  if (!m) return fallback
+  const ms = Date.parse(m[2] ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : m[1]!)
+  return Number.isNaN(ms) ? fallback : new Date(ms).toISOString()
+}
