@@ -25,7 +25,14 @@ function parseWith<S extends Schema>(schema: S, input: unknown, where: string): 
   throw new AppError(400, 'bad_request', details[0]!, {}, details)
 }
 
-/** The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type a 415. */
+/** Schemas of a JSON object (valibot's accept an array too, whose fields would read as absent). */
+const OBJECT_TYPES = new Set(['object', 'loose_object', 'strict_object', 'object_with_rest', 'record'])
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type a 415, and a body that
+ * is not a JSON object where the schema is one a 400.
+ */
 export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   const text = await c.req.text()
   if (!text.trim()) return parseWith(schema, {}, 'body.')
@@ -38,6 +45,9 @@ export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise
     parsed = JSON.parse(text)
   } catch {
     throw new AppError(400, 'invalid_json', 'body: malformed JSON', {}, ['body: malformed JSON'])
+  }
+  if (OBJECT_TYPES.has(schema.type) && !isObject(parsed)) {
+    throw new AppError(400, 'bad_request', 'body: must be a JSON object', {}, ['body: must be a JSON object'])
   }
   const nulAt = text.includes('\\u0000') ? nulPath(parsed) : undefined
   if (nulAt !== undefined) {

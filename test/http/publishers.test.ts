@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { UUID_PATTERN } from '../../src/domain/ids'
 import { insertRows } from '../../src/store/bulk'
-import { addPublisher, addUser, makeTestApp, type TestApp } from '../support/app'
+import { feedPosition } from '../../src/store/changes'
+import { addPublisher, addUser, aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
@@ -98,6 +99,36 @@ describe('POST /publishers', () => {
     })
     expect(form.status).toBe(415)
     expect(form.body.error).toBe('unsupported_media_type')
+  })
+
+  test('a JSON body that is not an object (an array, a number, a string, null) is a 400 on every write route, and changes nothing', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const admin = await addUser(t, 'ada', { admin: true })
+    const writes: [string, string, string | undefined][] = [
+      ['POST', '/publishers', token],
+      ['PUT', '/publishers/acme', token],
+      ['POST', '/publishers/acme/tokens', token],
+      ['POST', '/publishers/acme/nodes', token],
+      ['PUT', '/publishers/acme/nodes/pack', token],
+      ['POST', '/publishers/acme/nodes/pack/versions', undefined],
+      ['POST', '/publishers/acme/nodes/pack/ban', admin],
+      ['POST', '/bulk/nodes/versions', undefined],
+    ]
+    const before = await feedPosition(t.deps.db)
+    for (const [method, path, caller] of writes) {
+      for (const body of ['[1,2]', '[]', '5', '"acme"', 'null']) {
+        const res = await t.call(method, path, { token: caller, body })
+        expect([method, path, body, res.status, res.body]).toEqual([
+          method,
+          path,
+          body,
+          400,
+          { error: 'bad_request', message: 'body: must be a JSON object' },
+        ])
+      }
+    }
+    expect(await feedPosition(t.deps.db)).toEqual(before)
   })
 })
 

@@ -224,6 +224,8 @@ describe('validation: every problem one line, and nothing reaches the provider',
   test('malformed JSON and an oversized body: 400 and 413 with the proxy body', async () => {
     const bad = await call('POST', START, { headers: { 'x-api-key': alice }, body: '{"images": [' })
     expect(bad).toMatchObject({ status: 400, body: { message: 'body: malformed JSON', details: ['body: malformed JSON'] } })
+    const list = await call('POST', START, { headers: { 'x-api-key': alice }, body: JSON.stringify([nodeStartBody(IMAGES)]) })
+    expect(list).toMatchObject({ status: 400, body: { message: 'body: must be a JSON object', details: ['body: must be a JSON object'] } })
     await setUp({ settings: { video: { public: false, maxImageBytes: 1024 } } })
     const huge = await start({ ...nodeStartBody(IMAGES), prompt: 'x'.repeat(300_000) })
     expect(huge.status).toBe(413)
