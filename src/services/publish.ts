@@ -34,8 +34,9 @@ export interface PublishInput {
   version: VersionFields
 }
 
+/** A sent personal_access_token is the credential, also an empty one (which matches none: 400, as upstream). */
 async function checkCredential(deps: Deps, actor: Actor, publisher: PublisherRow, token: string | undefined) {
-  if (token) {
+  if (token !== undefined) {
     if (!(await publisherTokenValid(deps, publisher.id, token))) throw invalidPublisherToken()
     return
   }

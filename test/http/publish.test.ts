@@ -79,10 +79,22 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
   })
 
   test('credentials: wrong token 400 (upstream wording), none 401, non-member 403', async () => {
-    await aliceWithPublisher(t)
+    const { token: alice } = await aliceWithPublisher(t)
     const wrong = await publish(t, { pat: 'not-a-token', node: 'pack', version: '1.0.0' })
     expect(wrong.status).toBe(400)
     expect(wrong.body).toEqual({ error: 'invalid_personal_access_token', message: 'Invalid personal access token' })
+    // An empty token (the CLI's prompt answered with Enter) is a token that does not match, as upstream: also beside
+    // an owner's bearer token, as any other wrong token is.
+    for (const token of [undefined, alice]) {
+      const empty = await t.call('POST', '/publishers/acme/nodes/pack/versions', {
+        token,
+        body: { personal_access_token: '', node_version: { version: '1.0.0' } },
+      })
+      expect(empty).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_personal_access_token', message: 'Invalid personal access token' },
+      })
+    }
     const none = await t.call('POST', '/publishers/acme/nodes/pack/versions', { body: { node_version: { version: '1.0.0' } } })
     expect(none.status).toBe(401)
     const bob = await addUser(t, 'bob')
