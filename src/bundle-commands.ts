@@ -1,7 +1,7 @@
 /** `registry-mirror export` and `import`: air-gap bundles written to, and read from, one file. */
 import { createReadStream, createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
@@ -23,7 +23,7 @@ refused, saying which --since to export with. Exit status: 0 done, 1 refused or 
 3 done but some items were skipped (listed), 2 bad usage.`
 
 function parse(argv: string[], names: string[]) {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: argv,
     options: Object.fromEntries([...names.map((n) => [n, { type: 'string' }]), ['help', { type: 'boolean' }]]) as Record<
       string,

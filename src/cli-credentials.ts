@@ -4,7 +4,7 @@
  * They open the store in the data directory themselves, so they work whether or not a server runs on it; a
  * server sees a revoked or expired token at once (it reads tokens from the store on every request).
  */
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './cli-args'
 import * as v from 'valibot'
 import { forTerminal, type Io } from './io'
 import { createStoreSearch } from './search/store-search'
@@ -64,7 +64,7 @@ export function parse(argv: string[], strings: string[], booleans: string[], pos
     ...[...strings, 'data', 'database'].map((n) => [n, { type: 'string' as const }]),
     ...[...booleans, 'help'].map((n) => [n, { type: 'boolean' as const }]),
   ])
-  const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 })
+  const parsed = parseCommandArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 })
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`)
   return { flags: parsed.values as Flags, args: parsed.positionals }
 }

@@ -1,5 +1,5 @@
 /** The command line: parse, dispatch, and return an exit code (2 for bad usage or settings). */
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './cli-args'
 import { envName, loadConfig, SETTINGS } from './config'
 import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
@@ -75,7 +75,7 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
     ...names.map((n) => [n, { type: 'string' as const }]),
     ...[...booleans, 'help'].map((n) => [n, { type: 'boolean' as const }]),
   ])
-  return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags
+  return parseCommandArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags
 }
 
 /** Where a command's store is: --database (a PostgreSQL URL), else registry.db in the data directory. */

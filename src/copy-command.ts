@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
@@ -25,7 +25,7 @@ the same --database and --storage. Stop the server on DIR first; DIR is only rea
 
 export async function copyCommand(argv: string[], io: Io): Promise<number> {
   const names = Object.keys(BACKEND_SETTINGS)
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args: argv,
     options: Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ['help', { type: 'boolean' as const }]]),
     strict: true,

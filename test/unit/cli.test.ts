@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { runCli } from '../../src/cli'
+import { joinNegativeValues } from '../../src/cli-args'
 import { loadConfig } from '../../src/config'
 import { fixtureJsonSchema } from '../../src/domain/fixture'
 import { tempDirs } from '../support/tmp'
@@ -166,6 +167,37 @@ describe('video provider settings', () => {
   })
 })
 
+describe('joinNegativeValues', () => {
+  const options = { size: { type: 'string' }, dry: { type: 'boolean' } } as const
+  test.each([
+    [['--size', '-5'], ['--size=-5']],
+    [
+      ['--size', '-0.5', '--dry'],
+      ['--size=-0.5', '--dry'],
+    ],
+    [['--size=-5'], ['--size=-5']],
+    [
+      ['--dry', '-5'],
+      ['--dry', '-5'],
+    ],
+    [
+      ['--size', '-x'],
+      ['--size', '-x'],
+    ],
+    [
+      ['--other', '-5'],
+      ['--other', '-5'],
+    ],
+    [['--size'], ['--size']],
+    [
+      ['--', '--size', '-5'],
+      ['--', '--size', '-5'],
+    ],
+  ])('%p -> %p', (argv, expected) => {
+    expect(joinNegativeValues(argv, options)).toEqual(expected)
+  })
+})
+
 describe('runCli', () => {
   test('bad settings exit 2 with one line each', async () => {
     const { io: cli, err } = io()
@@ -185,16 +217,38 @@ describe('runCli', () => {
     expect(await runCli(['help', 'frobnicate'], topic.io)).toBe(2)
     expect(topic.err[0]).toBe('no help on "frobnicate": it is not a command')
     expect(topic.out).toEqual([])
-    // A value that starts with "-": Node's whole explanation, which says how to give one.
+    // A value that starts with "-" and is no number: Node's whole explanation, which says how to give one.
     const dash = io()
-    expect(
-      await runCli(['users', 'create', '--id', 'a', '--email', 'a@x', '--name', 'A', '--expires', '-3', '--data', tmp()], dash.io),
-    ).toBe(2)
+    expect(await runCli(['users', 'create', '--id', 'a', '--email', 'a@x', '--name', '-A', '--data', tmp()], dash.io)).toBe(2)
     expect(dash.err).toEqual([
-      "Option '--expires' argument is ambiguous.",
-      "Did you forget to specify the option argument for '--expires'?",
-      "To specify an option argument starting with a dash use '--expires=-XYZ'.",
+      "Option '--name' argument is ambiguous.",
+      "Did you forget to specify the option argument for '--name'?",
+      "To specify an option argument starting with a dash use '--name=-XYZ'.",
     ])
+  })
+
+  test('a negative number after an option is its value: every problem still gets its own line, exit 2', async () => {
+    for (const size of [['--max-upload-bytes', '-5'], ['--max-upload-bytes=-5']]) {
+      const { io: cli, err, out } = io()
+      expect(await runCli(['serve', '--port', '99999', ...size, '--public-url', 'ftp://x'], cli)).toBe(2)
+      expect(out).toEqual([])
+      expect(err).toEqual([
+        '--port: expected a whole number from 0 to 65535 (got "99999")',
+        '--public-url: expected an absolute http(s) URL (got "ftp://x")',
+        '--max-upload-bytes: expected a whole number from 1 to 9007199254740991 (got "-5")',
+      ])
+    }
+    const days = io()
+    const create = ['users', 'create', '--id', 'a', '--email', 'a@x', '--name', 'A', '--expires', '-3', '--data', tmp()]
+    expect(await runCli(create, days.io)).toBe(2)
+    expect(days.err).toEqual(['--expires: expected a whole number of days from 1 to 36500 (got "-3")'])
+    const since = io()
+    expect(await runCli(['export', '--since', '-1', '--data', tmp(), 'out.bundle'], since.io)).toBe(2)
+    expect(since.err).toEqual(['--since: expected a serial, a whole number (got "-1")'])
+    // A switch takes no value: a number after one is an argument of its own, refused as before.
+    const flag = io()
+    expect(await runCli(['serve', '--read-only', '-5'], flag.io)).toBe(2)
+    expect(flag.err.join(' ')).toContain("'-5'")
   })
 
   test('version and --version print the version', async () => {
