@@ -38,7 +38,7 @@ function verifySignedUrl(deps: Deps, req: UploadRequest): void {
   if (!query.signature || !Number.isSafeInteger(expires)) {
     throw forbidden('archive uploads need a signed URL: create a version to get one', 'invalid_signature')
   }
-  if (query.altered) throw forbidden('the signature does not match this URL (a query parameter was added)', 'invalid_signature')
+  if (query.altered) throw forbidden('the signature does not match this URL (a query parameter was added or repeated)', 'invalid_signature')
   const signed = { method: req.method, path: req.path, contentType: mediaType(req.contentType), expires }
   if (!deps.signer.verify(signed, query.signature)) {
     if (req.method !== 'PUT') throw forbidden('this signed URL accepts only PUT', 'invalid_signature')
