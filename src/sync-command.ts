@@ -1,5 +1,5 @@
 /** `registry-mirror sync`: one sync run from an upstream into a data directory, with a progress bar on a terminal. */
-import { parseArgs } from 'node:util'
+import { parseCommandArgs } from './cli-args'
 import { loadConfig, settingEnv, SYNC_SETTINGS } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
@@ -42,7 +42,7 @@ export function summaryLine(s: SyncSummary): string {
 }
 
 export async function syncCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args: normalize(argv),
     options: Object.fromEntries([
       ...Object.keys(SYNC_SETTINGS).map((n) => [n, { type: 'string' as const }]),

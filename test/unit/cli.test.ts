@@ -245,6 +245,9 @@ describe('runCli', () => {
     const since = io()
     expect(await runCli(['export', '--since', '-1', '--data', tmp(), 'out.bundle'], since.io)).toBe(2)
     expect(since.err).toEqual(['--since: expected a serial, a whole number (got "-1")'])
+    const concurrency = io()
+    expect(await runCli(['sync', '--from', 'http://127.0.0.1:9', '--concurrency', '-3', '--data', tmp()], concurrency.io)).toBe(2)
+    expect(concurrency.err).toEqual(['--concurrency: expected a whole number from 1 to 64 (got "-3")'])
     // A switch takes no value: a number after one is an argument of its own, refused as before.
     const flag = io()
     expect(await runCli(['serve', '--read-only', '-5'], flag.io)).toBe(2)
