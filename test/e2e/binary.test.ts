@@ -119,17 +119,30 @@ describe('the compiled binary', () => {
     for (const file of TEST_DATABASE ? [] : ['registry.db', 'signing.key']) expect(statSync(join(data, file)).mode & 0o777).toBe(0o600)
   })
 
-  test('a data directory written by a newer executable is refused with a clear message, and left as it was', async () => {
+  test('a data directory written by a newer executable is refused by every command in one line, and left as it was', async () => {
     const { Database } = await import('bun:sqlite')
     const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-newer-'))
     try {
+      // A data directory on SQLite in every pass: what is refused is the file's own schema version.
       expect(Bun.spawnSync([BIN, 'users', 'create', '--id', 'x', '--email', 'x@x', '--name', 'X', '--data', dir]).exitCode).toBe(0)
       const db = new Database(join(dir, 'registry.db'))
       db.run('pragma user_version = 999')
       db.close()
-      const run = Bun.spawnSync([BIN, 'serve', '--port', '0', '--data', dir])
-      expect(run.exitCode).toBe(1)
-      expect(run.stderr.toString()).toContain('schema version 999, written by a newer registry-mirror')
+      for (const args of [
+        ['serve', '--port', '0'],
+        ['users', 'list'],
+        ['users', 'create', '--id', 'bob', '--email', 'b@x.io', '--name', 'Bob'],
+        ['users', 'promote', '--id', 'x'],
+        ['tokens', 'list', '--user', 'x'],
+        ['audit'],
+        ['export', join(dir, 'out.tar')],
+        ['import', join(dir, 'missing.tar')],
+      ]) {
+        const run = Bun.spawnSync([BIN, ...args, '--data', dir])
+        const err = run.stderr.toString()
+        expect({ args, code: run.exitCode, lines: err.trimEnd().split('\n').length }).toEqual({ args, code: 1, lines: 1 })
+        expect(err).toMatch(/^cannot open the store in .+: the store has schema version 999, written by a newer registry-mirror;/)
+      }
       expect(new Database(join(dir, 'registry.db')).query('pragma user_version').get()).toEqual({ user_version: 999 })
     } finally {
       rmSync(dir, { recursive: true, force: true })
