@@ -1,5 +1,6 @@
 /** `registry-mirror sync`: one sync run from an upstream into a data directory, with a progress bar on a terminal. */
 import { parseCommandArgs } from './cli-args'
+import { count, plural } from './plural'
 import { loadConfig, settingEnv, SYNC_SETTINGS } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
@@ -34,11 +35,12 @@ function normalize(argv: string[]): string[] {
 }
 
 export function summaryLine(s: SyncSummary): string {
-  const n = (x: number) => x.toLocaleString('en-US')
   const state = s.complete ? `complete (${s.full ? 'full pass' : 'incremental'})` : `incomplete: ${s.reason}`
-  const changed = `${n(s.changed.publishers)} publishers, ${n(s.changed.nodes)} nodes, ${n(s.changed.versions)} versions changed, ${n(s.changed.removed)} removed`
-  const archives = `archives ${n(s.archives.fetched)} fetched (${formatBytes(s.archives.bytes)}), ${n(s.archives.refused)} refused, ${n(s.archives.failed)} failed`
-  return `sync from ${s.source}: ${state}; ${changed}; ${archives}; ${n(s.problems.length)} problems; ${s.seconds.toFixed(1)} s`
+  const { publishers, nodes, versions, removed } = s.changed
+  const changed = `${plural(publishers, 'publisher')}, ${plural(nodes, 'node')}, ${plural(versions, 'version')} changed, ${count(removed)} removed`
+  const { fetched, bytes, refused, failed } = s.archives
+  const archives = `archives ${count(fetched)} fetched (${formatBytes(bytes)}), ${count(refused)} refused, ${count(failed)} failed`
+  return `sync from ${s.source}: ${state}; ${changed}; ${archives}; ${plural(s.problems.length, 'problem')}; ${s.seconds.toFixed(1)} s`
 }
 
 export async function syncCommand(argv: string[], io: Io): Promise<number> {
