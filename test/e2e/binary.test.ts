@@ -75,6 +75,11 @@ describe('the compiled binary', () => {
     expect(page.nodes[0]).toMatchObject({ id: 'blur-pack', publisher: { name: 'Acme' }, latest_version: { version: '1.0.0' } })
     const search = await read(await fetch(`${server.url}/nodes/search?search=blur`))
     expect(search.nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
+    // The manager asks for every installed pack in one address: 600 of them are some 20 KB (Bun's default was 16).
+    const installed = Array.from({ length: 600 }, (_, i) => `node_id=ComfyUI-installed-pack-${i}`).join('&')
+    const byIds = await fetch(`${server.url}/nodes?node_id=blur-pack&${installed}`)
+    expect(byIds.status).toBe(200)
+    expect((await read(byIds)).nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
 
     // Bad input gets a clear 4xx, never a dropped connection.
     const bad = await fetch(`${server.url}/publishers/acme/nodes/blur-pack/versions`, {
