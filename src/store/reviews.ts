@@ -1,8 +1,14 @@
 /** Reviews: one star rating per reviewer per node, with the node's running totals kept in step. */
 import type { Store } from './db'
+import { lockNodes } from './node-documents'
 
-/** Inserts or replaces the reviewer's rating and adjusts the node's totals. Run inside a transaction. */
+/**
+ * Inserts or replaces the reviewer's rating and adjusts the node's totals. Run inside a transaction. The node's row
+ * is held first: on PostgreSQL reviews of one node run side by side, and two that read "no review yet" or the same
+ * previous star both inserted (a 500 on the key) or both moved the totals from one starting point (a mean of 14).
+ */
 export async function putReview(db: Store, review: { nodeId: string; reviewer: string; star: number; now: string }): Promise<void> {
+  await lockNodes(db, [review.nodeId])
   const previous = await db
     .selectFrom('reviews')
     .select('star')

@@ -188,6 +188,32 @@ describe('POST /nodes/{id}/reviews', () => {
     expect(replaced).toMatchObject({ status: 200, body: { id: 'pack', rating: 3 } })
   })
 
+  test('reviews sent at once keep one review per reviewer and totals that match the reviews (PostgreSQL runs them side by side)', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const bob = await addUser(t, 'bob')
+    const carol = await addUser(t, 'carol')
+    // A double click, three times over, by two users: first reviews racing each other, then replacements.
+    for (const stars of [
+      [1, 2, 3, 4, 5, 1],
+      [5, 4, 3, 2, 1, 5],
+      [3, 3, 2, 2, 4, 4],
+    ]) {
+      const sent = await Promise.all(
+        stars.map((star, i) => t.call('POST', `/nodes/pack/reviews?star=${star}`, { token: i % 2 ? bob : carol })),
+      )
+      expect(sent.map((r) => r.status)).toEqual(stars.map(() => 200))
+    }
+    const reviews = await t.deps.db.selectFrom('reviews').select('star').where('node_id', '=', 'pack').execute()
+    const node = await t.deps.db
+      .selectFrom('nodes')
+      .select(['star_total', 'review_count'])
+      .where('id', '=', 'pack')
+      .executeTakeFirstOrThrow()
+    expect(reviews).toHaveLength(2)
+    expect(node).toEqual({ star_total: reviews[0]!.star + reviews[1]!.star, review_count: 2 })
+  })
+
   test('anonymous reviews count once per client address', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })
