@@ -61,9 +61,13 @@ describe('sync from another registry-mirror', () => {
     const { pat } = await aliceWithPublisher(upstream)
     const zip = makeZip(samplePack([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(50_000)) }]))
     await publishActive(upstream, { pat, node: 'blur-pack', version: '1.0.0', bytes: zip })
+    // A banned node's archive is refused upstream (403) and installable nowhere: not asked for, not a failure.
+    await publishActive(upstream, { pat, node: 'banned-pack', version: '1.0.0' })
+    await upstream.deps.db.updateTable('nodes').set({ status: 'banned' }).where('id', '=', 'banned-pack').execute()
+    await writeDocuments(upstream.deps.db, ['banned-pack']) // what a write through commitWrite does too
     mirror = await makeTestApp()
     const summary = await sync(mirror, upstream.url, { archives: 'eager' })
-    expect(summary).toMatchObject({ complete: true, archives: { fetched: 1, bytes: zip.byteLength, refused: 0, failed: 0 } })
+    expect(summary).toMatchObject({ complete: true, problems: [], archives: { fetched: 1, bytes: zip.byteLength, refused: 0, failed: 0 } })
     await upstream.stop()
     const install = await mirror.call('GET', '/nodes/blur-pack/install')
     expect(install.body.downloadUrl).toBe('http://registry.test/archives/acme/blur-pack/1.0.0/node.zip')

@@ -217,6 +217,20 @@ describe('an upstream that misbehaves', () => {
     expect(await problems()).toEqual([])
   })
 
+  test('an archive the upstream refuses (404) is reported, not failed: the run completes; the next run fetches it', async () => {
+    upstream = startPublicUpstream(fakeNodes(2))
+    const node = upstream.nodes[0]!
+    upstream.fault(new RegExp(`^/storage/.*/${node.id}/1\\.0\\.0/node\\.zip$`), { kind: 'status', status: 404 })
+    mirror = await makeTestApp()
+    const first = await sync(mirror, upstream.url, { archives: 'eager' })
+    expect(first).toMatchObject({
+      complete: true,
+      problems: [{ kind: 'archive', id: `${node.id}@1.0.0`, reason: 'the upstream answered HTTP 404 for it' }],
+      archives: { fetched: 3, failed: 0 },
+    })
+    expect(await sync(mirror, upstream.url, { archives: 'eager' })).toMatchObject({ problems: [], archives: { fetched: 1 } })
+  })
+
   test('an archive refused on its first fetch is fetched again by the next full pass, once the upstream put it right', async () => {
     upstream = startPublicUpstream(fakeNodes(2))
     const node = upstream.nodes[0]!

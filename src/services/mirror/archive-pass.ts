@@ -16,6 +16,7 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
   const base = deps.db
     .selectFrom('mirror_archives')
     .innerJoin('node_versions', 'node_versions.id', 'mirror_archives.version_id')
+    .innerJoin('nodes', 'nodes.id', 'node_versions.node_id')
     .leftJoin('archives', 'archives.version_id', 'mirror_archives.version_id')
     .select([
       'mirror_archives.version_id',
@@ -27,7 +28,9 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
       'mirror_archives.problem',
     ])
     .where('mirror_archives.source_id', '=', source.id)
+    // What can be installed: an active version of an active node (a banned node's archives are refused upstream too).
     .where('node_versions.status', '=', 'active')
+    .where('nodes.status', '=', 'active')
     .$if(!opts.verify, (q) => q.where('mirror_archives.problem', '=', ''))
   const missing = opts.fetchAll ? await base.where('archives.version_id', 'is', null).orderBy('mirror_archives.version_id').execute() : []
   const stored = opts.verify ? await base.where('archives.version_id', 'is not', null).orderBy('mirror_archives.version_id').execute() : []
@@ -47,8 +50,14 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
       }
     } catch (err) {
       if (!(err instanceof UpstreamError) || err.kind === 'aborted') throw err
-      summary.archives.failed++
-      deps.log.warn('mirror.archive_failed', { node: t.node_id, version: t.version, error: err.message })
+      const id = `${t.node_id}@${t.version}`
+      if (err.kind === 'status') {
+        // The upstream's own refusal (403, 404, 410...): the run did what it could; reported, and asked again next run.
+        addProblems(ctx, [{ kind: 'archive', id, reason: `the upstream answered HTTP ${err.status} for it` }])
+      } else {
+        summary.archives.failed++
+        deps.log.warn('mirror.archive_failed', { node: t.node_id, version: t.version, error: err.message })
+      }
     }
     ctx.progress({ done: ++done, bytes })
   }
