@@ -5,7 +5,7 @@ import { archivePath } from '../domain/urls'
 import type { VersionJson } from '../domain/wire'
 import { badRequest, conflict, nodeBanned, permissionDenied, invalidPublisherToken, unauthorized } from '../errors'
 import { isUniqueViolation } from '../store/db'
-import { findNode, insertNode, updateNodeFields, type NodeFields } from '../store/nodes'
+import { findNode, insertNodeUnlessTaken, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow, PublisherRow } from '../store/schema'
 import { findVersion, insertVersion } from '../store/versions'
 import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher } from './access'
@@ -84,7 +84,14 @@ export async function publishVersion(
   try {
     await commitWrite(deps, async ({ db: trx, now, node, version: versionChanged }) => {
       if (existing) await updateNodeFields(trx, existing.id, fields, now)
-      else await insertNode(trx, { id: input.nodeId, publisherId: publisher.id, fields, now })
+      else if (!(await insertNodeUnlessTaken(trx, { id: input.nodeId, publisherId: publisher.id, fields, now }))) {
+        // A publish sent at the same time created it since it was looked up: go on as if this one came after it.
+        const taken = await findNode(trx, input.nodeId)
+        if (!taken) throw conflict(`node "${input.nodeId}" already exists`, 'node_exists')
+        await requireLocal(trx, { nodeId: taken.id })
+        checkExistingNode(taken, input)
+        await updateNodeFields(trx, taken.id, fields, now)
+      }
       node(input.nodeId)
       if (await findVersion(trx, input.nodeId, version)) throw conflict('The node version already exists', 'version_exists')
       await insertVersion(trx, {
@@ -107,11 +114,8 @@ export async function publishVersion(
       versionChanged(versionId, input.nodeId)
     })
   } catch (err) {
-    if (isUniqueViolation(err))
-      throw conflict(
-        existing ? 'The node version already exists' : `node "${input.nodeId}" already exists`,
-        existing ? 'version_exists' : 'node_exists',
-      )
+    // The node is never inserted over another (above): what a publish sent at the same time took is its version.
+    if (isUniqueViolation(err)) throw conflict('The node version already exists', 'version_exists')
     throw err
   }
 

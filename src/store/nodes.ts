@@ -97,19 +97,34 @@ export function listNodesOfPublisher(
     .execute()
 }
 
-export async function insertNode(db: Store, node: { id: string; publisherId: string; fields: NodeFields; now: string }): Promise<void> {
-  await db
+type NewNode = { id: string; publisherId: string; fields: NodeFields; now: string }
+
+const newNodeRow = (node: NewNode) => ({
+  ...nodeFieldsToColumns(node.fields),
+  id: node.id,
+  normalized_id: node.id.toLowerCase(),
+  publisher_id: node.publisherId,
+  name: node.fields.name || node.id,
+  created_at: node.now,
+  updated_at: node.now,
+})
+
+export async function insertNode(db: Store, node: NewNode): Promise<void> {
+  await db.insertInto('nodes').values(newNodeRow(node)).execute()
+}
+
+/**
+ * Inserts the node unless its id is taken, also ignoring case; whether it did. On PostgreSQL a node another
+ * transaction is inserting is waited for: once that one commits this inserts nothing, and the next statement reads it.
+ */
+export async function insertNodeUnlessTaken(db: Store, node: NewNode): Promise<boolean> {
+  const rows = await db
     .insertInto('nodes')
-    .values({
-      ...nodeFieldsToColumns(node.fields),
-      id: node.id,
-      normalized_id: node.id.toLowerCase(),
-      publisher_id: node.publisherId,
-      name: node.fields.name || node.id,
-      created_at: node.now,
-      updated_at: node.now,
-    })
+    .values(newNodeRow(node))
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
     .execute()
+  return rows.length > 0
 }
 
 export async function updateNodeFields(db: Store, id: string, fields: NodeFields, now: string) {

@@ -137,6 +137,33 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
     expect(res.body.error).toBe('node_exists')
   })
 
+  // Sent at once, the publishes all find no node before one of them creates it (on PostgreSQL they run side by side).
+  test('parallel first publishes of a new node: each version is created, as one after another', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const versions = ['1.0.1', '1.0.2', '1.0.3', '1.0.4', '1.0.5', '1.0.6']
+    const results = await Promise.all(versions.map((version) => publish(t, { pat, node: 'multi9', version })))
+    expect(results.map((r) => [r.status, r.body.error])).toEqual(versions.map(() => [201, undefined]))
+    const stored = await t.deps.db.selectFrom('node_versions').select('version').where('node_id', '=', 'multi9').execute()
+    expect(stored.map((v) => v.version).sort()).toEqual(versions)
+  })
+
+  test('parallel first publishes of one version: one is created, the others get the version conflict', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const results = await Promise.all([1, 2, 3, 4].map(() => publish(t, { pat, node: 'pack', version: '1.0.0' })))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409])
+    for (const r of results.filter((r) => r.status === 409)) {
+      expect(r.body).toEqual({ error: 'version_exists', message: 'The node version already exists' })
+    }
+  })
+
+  test('parallel first publishes of ids differing in case: one node, the others 409 node_exists', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const ids = ['pack', 'Pack', 'PACK', 'pAck']
+    const results = await Promise.all(ids.map((node) => publish(t, { pat, node, version: '1.0.0' })))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409])
+    for (const r of results.filter((r) => r.status === 409)) expect(r.body.error).toBe('node_exists')
+  })
+
   test.each([
     ['no version', { node_version: {} }, 'body.node_version.version: is required'],
     ['no node_version', {}, 'body.node_version: is required'],
