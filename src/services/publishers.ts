@@ -3,7 +3,7 @@ import { PUBLISHER_ID_MAX, PUBLISHER_ID_MESSAGE, PUBLISHER_ID_PATTERN } from '..
 import type { PublisherJson } from '../domain/wire'
 import { badRequest, conflict, forbidden, notFound } from '../errors'
 import { breathe } from '../store/bulk'
-import { isUniqueViolation } from '../store/db'
+import { isUniqueViolation, type Store } from '../store/db'
 import { countLiveNodesOfPublisher } from '../store/nodes'
 import {
   countPublishersOfUser,
@@ -17,6 +17,7 @@ import {
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
+import { lockUser } from '../store/users'
 import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -35,16 +36,23 @@ function checkPublisherId(id: string | undefined): string {
   return id
 }
 
+async function checkPublisherLimit(deps: Deps, db: Store, userId: string) {
+  if ((await countPublishersOfUser(db, userId)) >= deps.settings.maxPublishersPerUser) {
+    throw forbidden('User has reached the maximum number of publishers.', 'publisher_limit')
+  }
+}
+
 export async function createPublisher(deps: Deps, actor: Actor, input: PublisherInput): Promise<PublisherJson> {
   const user = requireActiveUser(actor)
   const id = checkPublisherId(input.id)
   if (!input.name?.trim()) throw badRequest('name: a publisher name is required')
-  if ((await countPublishersOfUser(deps.db, user.id)) >= deps.settings.maxPublishersPerUser) {
-    throw forbidden('User has reached the maximum number of publishers.', 'publisher_limit')
-  }
+  await checkPublisherLimit(deps, deps.db, user.id)
   if (await findPublisher(deps.db, id)) throw conflict('Publisher ID already exists.', 'publisher_exists')
   try {
     await commitWrite(deps, async (w) => {
+      // Again in the write, the user's row held: creations sent at once would all have passed the count above.
+      await lockUser(w.db, user.id)
+      await checkPublisherLimit(deps, w.db, user.id)
       const now = w.now
       await insertPublisher(w.db, {
         id,

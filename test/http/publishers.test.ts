@@ -87,6 +87,18 @@ describe('POST /publishers', () => {
     expect(res.body.message).toBe('User has reached the maximum number of publishers.')
   })
 
+  test('the limit holds for creations sent at once', async () => {
+    const token = await addUser(t, 'alice')
+    for (let i = 0; i < 2; i++) await addPublisher(t, token, `p${i}`)
+    const ids = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5']
+    const results = await Promise.all(ids.map((id) => t.call('POST', '/publishers', { token, body: { id, name: 'Q' } })))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 403, 403, 403])
+    for (const r of results.filter((r) => r.status === 403)) {
+      expect(r.body).toEqual({ error: 'publisher_limit', message: 'User has reached the maximum number of publishers.' })
+    }
+    expect((await t.call('GET', '/users/publishers', { token })).body).toHaveLength(5)
+  })
+
   test('malformed JSON is a 400 and another content type a 415', async () => {
     const token = await addUser(t, 'alice')
     const bad = await t.call('POST', '/publishers', { token, body: '{"id": "acme",' })
