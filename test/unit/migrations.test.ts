@@ -182,6 +182,38 @@ describe('schema migrations', () => {
     db.close()
   })
 
+  test('review totals left wrong by reviews sent at once are computed again from the reviews (version 15)', async () => {
+    const path = join(dirs.make(), 'registry.db')
+    const sqlite = new Database(path)
+    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+    const t = '2026-01-01T00:00:00.000Z'
+    for (const step of MIGRATIONS.filter((m) => m.version <= 14)) await step.up(old, { dialect: 'sqlite', now: t })
+    sqlite.run('pragma user_version = 14')
+    sqlite.run(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '${t}', '${t}')`)
+    const node = (id: string, total: number, count: number) =>
+      sqlite.run(
+        `insert into nodes (id, normalized_id, publisher_id, name, star_total, review_count, created_at, updated_at) values ('${id}', '${id}', 'acme', '${id}', ${total}, ${count}, '${t}', '${t}')`,
+      )
+    node('wrong', 14, 1) // one review of 3 stored; the totals moved from one starting point
+    node('right', 7, 2)
+    node('none', 0, 0)
+    sqlite.run(`insert into reviews (node_id, reviewer, star, created_at, updated_at) values
+      ('wrong', 'user:a', 3, '${t}', '${t}'), ('right', 'user:a', 3, '${t}', '${t}'), ('right', 'user:b', 4, '${t}', '${t}')`)
+    for (const id of ['wrong', 'right'])
+      sqlite.run(`insert into node_documents (node_id, node_json, publisher_id, format) values ('${id}', '{}', 'acme', 1)`)
+    await old.destroy()
+    await (await openStore(path)).destroy()
+    const db = new Database(path)
+    expect(db.query('select id, star_total, review_count from nodes order by id').all()).toEqual([
+      { id: 'none', star_total: 0, review_count: 0 },
+      { id: 'right', star_total: 7, review_count: 2 },
+      { id: 'wrong', star_total: 3, review_count: 1 },
+    ])
+    // The wrong one's document showed the wrong rating: dropped, to be written again from its row.
+    expect(db.query('select node_id from node_documents').all()).toEqual([{ node_id: 'right' }])
+    db.close()
+  })
+
   test('opening again changes nothing', async () => {
     const path = join(dirs.make(), 'registry.db')
     await (await openStore(path)).destroy()

@@ -13,6 +13,7 @@ import * as versionsNewestFirst from './011-versions-newest-first'
 import * as publisherNodesInIdOrder from './012-publisher-nodes-in-id-order'
 import * as searchTexts from './013-search-texts'
 import * as memberIds from './014-member-ids'
+import * as reviewTotals from './015-review-totals'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: "a publisher's nodes in id order", up: publisherNodesInIdOrder.up },
   { version: 13, name: "each node's searched text in narrow rows", up: searchTexts.up },
   { version: 14, name: 'publisher memberships get UUIDs', up: memberIds.up },
+  { version: 15, name: 'review totals that do not match their reviews computed again', up: reviewTotals.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version

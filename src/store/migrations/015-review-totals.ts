@@ -1,0 +1,24 @@
+/**
+ * Schema version 15: review totals that do not match their reviews computed again. Before reviews held their node's
+ * row, reviews sent at once on PostgreSQL could move the totals from one starting point (a mean of 14 on a 1-5
+ * scale), and totals are kept, never recomputed. Those nodes' stored documents (which show the rating) are dropped:
+ * serve renders such nodes from their rows and writes their documents again. No table changes.
+ */
+import { sql, type Kysely } from 'kysely'
+import type { MigrationContext } from './migration'
+
+export async function up(db: Kysely<any>, _ctx: MigrationContext): Promise<void> {
+  const wrong = await sql<{ id: string; star_total: number; review_count: number }>`
+    select nodes.id, coalesce(sum(reviews.star), 0) as star_total, count(reviews.star) as review_count
+    from nodes left join reviews on reviews.node_id = nodes.id
+    group by nodes.id, nodes.star_total, nodes.review_count
+    having nodes.star_total <> coalesce(sum(reviews.star), 0) or nodes.review_count <> count(reviews.star)`.execute(db)
+  for (const node of wrong.rows) {
+    await db
+      .updateTable('nodes')
+      .set({ star_total: Number(node.star_total), review_count: Number(node.review_count) })
+      .where('id', '=', node.id)
+      .execute()
+    await db.deleteFrom('node_documents').where('node_id', '=', node.id).execute()
+  }
+}
