@@ -10,7 +10,7 @@ import type { VideoCreationsJson, VideoTaskJson } from '../domain/wire'
 import { AppError, badGateway, forbidden, notConfigured, notFound, tooManyRequests } from '../errors'
 import { isUniqueViolation } from '../store/db'
 import type { VideoTaskRow } from '../store/schema'
-import { findVideoTask, findVideoTaskByTaskId, insertVideoTask, updateVideoTask } from '../store/video'
+import { FINISHED_STATES, findVideoTask, findVideoTaskByTaskId, insertVideoTask, MAX_STORED_CREDITS, updateVideoTask } from '../store/video'
 import { parseProviderCallback, type VideoProvider } from '../upstream/video-provider'
 import { commitWrite } from './changes'
 import { timestamp, type Deps } from './deps'
@@ -33,7 +33,7 @@ export interface VideoTaskInput {
 }
 
 export const CALLBACK_PATH = '/proxy/provider/callback'
-const TERMINAL = new Set(['success', 'failed'])
+const FINISHED = new Set<string>(FINISHED_STATES)
 
 export function requireProvider(deps: Pick<Deps, 'video'>): VideoProvider {
   if (!deps.video.provider) {
@@ -59,7 +59,11 @@ function requestSummary(input: VideoTaskInput): string {
   })
 }
 
-const wholeCredits = (n: number | null | undefined) => (n == null ? undefined : Math.round(n))
+/**
+ * The provider's count as a whole number the store keeps: a count past the column's range is kept at its top, the
+ * same on every backend. The task is started (and paid) when a count arrives, so it must never make the write fail.
+ */
+const wholeCredits = (n: number | null | undefined) => (n == null ? undefined : Math.min(Math.round(n), MAX_STORED_CREDITS))
 
 export async function startVideoTask(deps: Deps, caller: VideoCaller, input: VideoTaskInput): Promise<VideoTaskJson> {
   const provider = requireProvider(deps)
@@ -103,9 +107,12 @@ export async function startVideoTask(deps: Deps, caller: VideoCaller, input: Vid
   }
 }
 
-/** Keeps the stored state current; a task that ended stays ended (callbacks may arrive out of order). */
+/**
+ * Keeps the stored state current until the task finishes; the first finished report (`success` or `failed`, with
+ * its error code and credits) is final, as callbacks may arrive late, repeated or out of order.
+ */
 async function recordState(deps: Deps, task: VideoTaskRow, next: Pick<VideoTaskRow, 'state' | 'err_code' | 'credits'>): Promise<void> {
-  if (TERMINAL.has(task.state) && !TERMINAL.has(next.state)) return
+  if (FINISHED.has(task.state)) return
   if (task.state === next.state && task.err_code === next.err_code && task.credits === next.credits) return
   await commitWrite(deps, (w) => updateVideoTask(w.db, task.id, next, w.now))
 }

@@ -3,6 +3,12 @@ import type { Insertable } from 'kysely'
 import type { Store } from './db'
 import type { StagedImageRow, StagedImageTable, VideoTaskRow, VideoTaskTable } from './schema'
 
+/** The largest credit count the `credits` column holds on every backend (a 32-bit INTEGER on PostgreSQL). */
+export const MAX_STORED_CREDITS = 2_147_483_647
+
+/** Task states after which the stored record is final. */
+export const FINISHED_STATES = ['success', 'failed'] as const
+
 export async function insertVideoTask(db: Store, row: Insertable<VideoTaskTable>): Promise<void> {
   await db.insertInto('video_tasks').values(row).execute()
 }
@@ -15,6 +21,10 @@ export function findVideoTaskByTaskId(db: Store, taskId: string): Promise<VideoT
   return db.selectFrom('video_tasks').selectAll().where('task_id', '=', taskId).executeTakeFirst()
 }
 
+/**
+ * Records a task's latest report, unless the task has finished: checked in the statement, so that two reports
+ * read before either was written cannot undo each other (a finished record is final).
+ */
 export async function updateVideoTask(
   db: Store,
   id: string,
@@ -25,6 +35,7 @@ export async function updateVideoTask(
     .updateTable('video_tasks')
     .set({ ...fields, updated_at: now })
     .where('id', '=', id)
+    .where('state', 'not in', FINISHED_STATES)
     .execute()
 }
 
