@@ -109,9 +109,10 @@ const SETTINGS_BASE = {
   },
   's3-region': {
     schema: text,
-    default: undefined,
+    // Given to the client always: unset, Bun's S3 client signs for "auto" at any endpoint that is not AWS's.
+    default: 'us-east-1',
     aliases: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
-    help: 'region of the bucket (unset: us-east-1)',
+    help: 'region of the bucket, which requests are signed for',
   },
   's3-access-key-id': { schema: text, default: undefined, aliases: ['AWS_ACCESS_KEY_ID'], help: 'access key id for the object storage' },
   's3-secret-access-key': {
