@@ -157,6 +157,8 @@ export async function acceptProviderCallback(
   if (named != null && named !== task.task_id) throw new AppError(400, 'bad_request', 'the callback names another task', {}, [])
   const credits = wholeCredits(callback.credits) ?? task.credits
   await recordState(deps, task, { state: callback.state, err_code: callback.err_code, credits })
-  deps.log.info('video.task_callback', { task: task.task_id, state: callback.state })
-  return { state: (await findVideoTask(deps.db, task.id))!.state }
+  const stored = (await findVideoTask(deps.db, task.id))!.state
+  // A report that changed nothing (the task had finished) says so: the log is where the operator sees it.
+  deps.log.info('video.task_callback', { task: task.task_id, state: callback.state, ...(stored !== callback.state && { stored }) })
+  return { state: stored }
 }

@@ -52,6 +52,7 @@ describe('a finished task is final', () => {
     expect((await report({ state: 'success', err_code: '', credits: 4 })).body.state).toBe('success')
     expect((await report({ state: 'failed', err_code: 'SomeErr', credits: 0 })).body.state).toBe('success')
     expect(await stored()).toMatchObject({ state: 'success', err_code: '', credits: 4 })
+    expect(t.logs.filter((l) => l.includes('"video.task_callback"')).at(-1)).toContain('"state":"failed","stored":"success"')
     expect((await report({ state: 'success', err_code: '', credits: 0 })).body.state).toBe('success')
     expect((await report({ state: 'processing', credits: 9 })).body.state).toBe('success')
     expect(await stored()).toMatchObject({ state: 'success', err_code: '', credits: 4 })
