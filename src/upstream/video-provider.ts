@@ -25,14 +25,18 @@ const TaskId = v.pipe(
 const State = v.pipe(v.string(), v.regex(/^[a-z_]{1,32}$/, 'must be a lower-case word'))
 const Credits = v.nullish(v.pipe(v.number(), v.minValue(0)))
 
+/**
+ * A start reply: the task is started (and paid) once it arrives, so only what the proxy cannot do without (the task's
+ * id and state) can make it unreadable; a count, code, seed or time it cannot read is left out (created_at is read by
+ * normalizeTime, which takes our time for one it cannot read).
+ */
 const StartReply = v.object({
   task_id: TaskId,
   state: State,
-  credits: Credits,
-  /** Read by normalizeTime, which takes our time for one it cannot read: the task is started (and paid) either way. */
+  credits: v.fallback(Credits, undefined),
   created_at: v.optional(v.unknown()),
-  code: v.nullish(v.pipe(v.number(), v.safeInteger())),
-  seed: v.nullish(v.pipe(v.number(), v.safeInteger())),
+  code: v.fallback(v.nullish(v.pipe(v.number(), v.safeInteger())), undefined),
+  seed: v.fallback(v.nullish(v.pipe(v.number(), v.safeInteger())), undefined),
 })
 
 const Creation = v.object({

@@ -28,6 +28,16 @@ describe('credits past the stored range', () => {
     expect(await stored()).toEqual({ task_id: 'big1', state: 'created', err_code: '', credits: MAX })
   })
 
+  test('a start reply whose count, code or seed cannot be read is recorded all the same (the task is started and paid)', async () => {
+    for (const [i, odd] of [{ credits: -3 }, { credits: 'lots' }, { code: 'E1' }, { seed: 1.5 }, { credits: null, seed: null }].entries()) {
+      fake.onStart = { reply: { task_id: `odd${i}`, state: 'created', ...odd } }
+      const res = await start()
+      expect({ odd, status: res.status }).toEqual({ odd, status: 200 })
+      expect(res.body).toMatchObject({ task_id: `odd${i}`, state: 'created', credits: 0 })
+      expect(await findVideoTaskByTaskId(t.deps.db, `odd${i}`)).toMatchObject({ state: 'created', credits: 0 })
+    }
+  })
+
   test('callbacks and polls with huge counts (3000000000, 1e308, just past the range once rounded) are kept at that count', async () => {
     const { task_id } = (await start()).body
     for (const credits of [3_000_000_000, 1e308, MAX + 0.5]) {
