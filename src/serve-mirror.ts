@@ -1,11 +1,12 @@
 /**
  * What `serve` adds for mirroring: archives fetched on first download, the freshness snapshot behind
- * X-Mirror-Upstream and /ready, and `--sync-from` runs every `--sync-every` minutes. (Writes of another process, a
+ * X-Mirror-Upstream, /ready and the sync metrics, and `--sync-from` runs every `--sync-every` minutes. (Writes of another process, a
  * `sync` or `import` beside this server, reach this index and caches through serve's follower of the store's feed.)
  */
 import type { Config } from './config'
 import type { Deps } from './services/deps'
 import { createFreshnessTracker } from './services/mirror/freshness'
+import { mirrorMetrics } from './services/mirror/metrics'
 import { createMirrorRuntime } from './services/mirror/runtime'
 import { startSyncScheduler, type SyncScheduler } from './services/mirror/scheduler'
 import { createUpstreamHttp } from './upstream/http-client'
@@ -23,6 +24,12 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
     staleAfterMs: from ? 2 * everyMs + 5 * 60_000 : STALE_WITHOUT_SYNC_MS,
   })
   await freshness.refresh()
+  const metrics = mirrorMetrics(
+    deps.metrics.registry,
+    () => freshness.current(),
+    () => deps.now().getTime(),
+  )
+  metrics.ensure()
   const http = (signal?: AbortSignal) =>
     createUpstreamHttp({
       concurrency: config['sync-concurrency'],
@@ -33,7 +40,8 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
       onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
     })
   deps.mirror = createMirrorRuntime(http(), () => freshness.current(), from)
-  const refresher = setInterval(() => void freshness.refresh().catch(() => {}), FRESHNESS_EVERY_MS)
+  // A sync or import beside the server makes a mirror of it: its metrics appear with the next refresh.
+  const refresher = setInterval(() => void freshness.refresh().then(metrics.ensure, () => {}), FRESHNESS_EVERY_MS)
   refresher.unref?.()
   let scheduler: SyncScheduler | undefined
   if (from) {
@@ -44,6 +52,7 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
       fullEvery: config['sync-full-every'],
       http: (signal) => http(signal),
       freshness,
+      onRunEnded: (complete) => metrics.runEnded(complete),
     })
   }
   return {

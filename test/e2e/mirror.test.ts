@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BIN, ensureBinary, spawnServe } from '../support/binary'
 import { makeZip, samplePack } from '../support/archives'
+import { parseScrape, series } from '../support/metrics'
 
 const root = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-mirror-'))
 const dir = (name: string) => join(root, name)
@@ -111,6 +112,11 @@ describe('the binary as a mirror', () => {
       ready = await get(`${d.url}/ready`)
     }
     expect(ready.mirror).toMatchObject({ upstream: b.url, state: 'ok' })
+    // And so do its metrics, for an alert on a mirror that falls behind.
+    const scrape = parseScrape(await (await fetch(`${d.url}/metrics`)).text())
+    expect(series(scrape, 'registry_mirror_sync_state', { state: 'ok' })).toBe(1)
+    expect(series(scrape, 'registry_mirror_sync_runs_total', { result: 'complete' })).toBeGreaterThanOrEqual(1)
+    expect(series(scrape, 'registry_mirror_sync_lag_seconds')).toBeLessThan(60)
     // Its archives came with the sync (eager by default): with b gone, everything synced still installs.
     await b.stop()
     const viaD = await fetch(`${d.url}/nodes/blur-pack/install`)

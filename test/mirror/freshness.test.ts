@@ -1,9 +1,11 @@
 /** serve --sync-from: the same engine in-process, and how fresh the data is (X-Mirror-Upstream, /ready). */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createFreshnessTracker } from '../../src/services/mirror/freshness'
+import { mirrorMetrics } from '../../src/services/mirror/metrics'
 import { createMirrorRuntime } from '../../src/services/mirror/runtime'
 import { startSyncScheduler, type SyncScheduler } from '../../src/services/mirror/scheduler'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { parseScrape, series } from '../support/metrics'
 import { fastHttp, serveTestApp, type ServedApp } from '../support/mirror'
 
 let upstream: ServedApp
@@ -15,6 +17,21 @@ afterEach(async () => {
   await mirror?.cleanup()
 })
 
+/** The sync metrics of the mirror's /metrics. */
+async function syncMetrics(t: TestApp) {
+  const s = parseScrape(await (await t.app.request('/metrics')).text())
+  const state = (name: string) => series(s, 'registry_mirror_sync_state', { state: name })
+  return {
+    state: { ok: state('ok'), stale: state('stale'), unreachable: state('unreachable') },
+    lastSuccess: series(s, 'registry_mirror_sync_last_success_timestamp_seconds'),
+    lag: series(s, 'registry_mirror_sync_lag_seconds'),
+    runs: {
+      complete: series(s, 'registry_mirror_sync_runs_total', { result: 'complete' }),
+      incomplete: series(s, 'registry_mirror_sync_runs_total', { result: 'incomplete' }),
+    },
+  }
+}
+
 describe('a serving mirror', () => {
   test('syncs in-process, says ok while fresh, stale when its last sync is too old, unreachable when the upstream is gone', async () => {
     upstream = await serveTestApp()
@@ -24,6 +41,14 @@ describe('a serving mirror', () => {
     const freshness = createFreshnessTracker(mirror.deps, { preferred: upstream.url, staleAfterMs: 10 * 60_000 })
     mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current())
     expect((await mirror.call('GET', '/health')).headers.get('x-mirror-upstream')).toBeNull() // mirrors nothing yet
+    // The sync metrics, as serve wires them (serve-mirror.ts): there once the mirror exists.
+    const metrics = mirrorMetrics(
+      mirror.deps.metrics.registry,
+      () => freshness.current(),
+      () => mirror.clock.now.getTime(),
+    )
+    metrics.ensure()
+    expect(await syncMetrics(mirror)).toMatchObject({ state: { ok: undefined }, lag: undefined })
     scheduler = startSyncScheduler(mirror.deps, {
       from: upstream.url,
       archives: 'lazy',
@@ -31,8 +56,16 @@ describe('a serving mirror', () => {
       fullEvery: 100,
       http: () => fastHttp({ attempts: 2 }).http,
       freshness,
+      onRunEnded: (complete) => metrics.runEnded(complete),
     })
     expect(await scheduler.runNow()).toMatchObject({ complete: true })
+    const synced = mirror.clock.now.getTime() / 1000
+    expect(await syncMetrics(mirror)).toEqual({
+      state: { ok: 1, stale: 0, unreachable: 0 },
+      lastSuccess: synced,
+      lag: 0,
+      runs: { complete: 1, incomplete: 0 },
+    })
     const health = await mirror.call('GET', '/nodes/pack')
     expect(health.headers.get('x-mirror-upstream')).toBe('ok')
     expect((await mirror.call('GET', '/ready')).body.mirror).toEqual({
@@ -45,6 +78,7 @@ describe('a serving mirror', () => {
 
     mirror.clock.now = new Date(mirror.clock.now.getTime() + 11 * 60_000)
     expect((await mirror.call('GET', '/health')).headers.get('x-mirror-upstream')).toBe('stale')
+    expect(await syncMetrics(mirror)).toMatchObject({ state: { ok: 0, stale: 1, unreachable: 0 }, lastSuccess: synced, lag: 660 })
 
     upstream.server.stop(true)
     expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
@@ -52,6 +86,11 @@ describe('a serving mirror', () => {
     expect(ready.status).toBe(200) // serving offline is the point
     expect(ready.headers.get('x-mirror-upstream')).toBe('unreachable')
     expect(ready.body.mirror).toMatchObject({ state: 'unreachable', last_error: expect.stringContaining('cannot connect') })
+    expect(await syncMetrics(mirror)).toMatchObject({
+      state: { ok: 0, stale: 0, unreachable: 1 },
+      lag: 660,
+      runs: { complete: 1, incomplete: 1 },
+    })
     // Reads, search and installs keep working from the local store.
     expect((await mirror.call('GET', '/nodes/search?search=pack')).body.nodes.map((n: any) => n.id)).toEqual(['pack'])
     expect((await mirror.call('GET', '/nodes/pack/install')).status).toBe(200)
@@ -64,6 +103,11 @@ describe('a serving mirror', () => {
     mirror = await makeTestApp()
     const freshness = createFreshnessTracker(mirror.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
     mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+    const metrics = mirrorMetrics(
+      mirror.deps.metrics.registry,
+      () => freshness.current(),
+      () => mirror.clock.now.getTime(),
+    )
     scheduler = startSyncScheduler(mirror.deps, {
       from: url,
       archives: 'lazy',
@@ -71,8 +115,15 @@ describe('a serving mirror', () => {
       fullEvery: 100,
       http: () => fastHttp({ attempts: 1 }).http,
       freshness,
+      onRunEnded: (complete) => metrics.runEnded(complete),
     })
     expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
+    expect(await syncMetrics(mirror)).toEqual({
+      state: { ok: 0, stale: 0, unreachable: 1 },
+      lastSuccess: 0, // never
+      lag: Infinity,
+      runs: { complete: 0, incomplete: 1 },
+    })
     const ready = await mirror.call('GET', '/ready')
     expect(ready.headers.get('x-mirror-upstream')).toBe('unreachable')
     expect(ready.body.mirror).toEqual({

@@ -8,7 +8,7 @@ export function parseScrape(text: string): Scrape {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
     if (!m) continue
     const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]))
-    out.push({ name: m[1]!, labels, value: Number(m[3]) })
+    out.push({ name: m[1]!, labels, value: m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : Number(m[3]) })
   }
   return out
 }

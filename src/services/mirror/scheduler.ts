@@ -23,6 +23,8 @@ export function startSyncScheduler(
     fullEvery: number
     http: (signal: AbortSignal) => UpstreamHttp
     freshness: FreshnessTracker
+    /** A run ended (not one stopped by the server stopping), its freshness read again. */
+    onRunEnded?: (complete: boolean) => void
   },
 ): SyncScheduler {
   const stopping = new AbortController()
@@ -52,6 +54,7 @@ export function startSyncScheduler(
     }
     if (summary.complete) deps.log.info('mirror.sync_done', { ...fields, nodes: summary.changed.nodes, versions: summary.changed.versions })
     else if (!stopping.signal.aborted) deps.log.warn('mirror.sync_incomplete', { ...fields, reason: summary.reason })
+    if (!stopping.signal.aborted) opts.onRunEnded?.(summary.complete)
     return summary
   }
   const runNow = () => {
