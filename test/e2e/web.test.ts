@@ -103,9 +103,13 @@ async function seed(url: string) {
     },
     ['UpscaleImage'],
   )
-  await publish('linux-tools', '0.3.0', { name: 'Linux Tools', description: 'Helpers for Linux only.', supported_os: ['POSIX :: Linux'] }, [
-    'ShellNode',
-  ])
+  // A long pre-release: its page's download button must wrap on a narrow screen.
+  await publish(
+    'linux-tools',
+    '0.3.0-beta.20240515.1234567890',
+    { name: 'Linux Tools', description: 'Helpers for Linux only.', supported_os: ['POSIX :: Linux'] },
+    ['ShellNode'],
+  )
   await publish('xss-pack', '1.0.0', { name: HOSTILE_NAME, description: HOSTILE_DESCRIPTION }, ['Harmless'])
   await fetch(`${url}/nodes/blur-pack/install`) // one download
   // Counts are flushed to the store at most a second later: the pages (and screenshots) show it once it is there.
@@ -417,7 +421,15 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
   test('a narrow screen: every page fits its width, and the node page stacks its columns', async () => {
     const w = await open(server.url, { width: 360, height: 740 })
     const { page } = w
-    for (const path of ['/', '/?search=blur', '/-/nodes/blur-pack', '/-/nodes/sharpen-pack', '/-/publishers/acme', '/-/clients']) {
+    for (const path of [
+      '/',
+      '/?search=blur',
+      '/-/nodes/blur-pack',
+      '/-/nodes/linux-tools',
+      '/-/nodes/sharpen-pack',
+      '/-/publishers/acme',
+      '/-/clients',
+    ]) {
       await page.goto(server.url + path)
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
       expect({ path, overflow }).toEqual({ path, overflow: 0 })
