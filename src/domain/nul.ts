@@ -4,6 +4,18 @@
  * backends hold the same.
  */
 
+/** Whether a parsed JSON value holds a NUL in any string or key: a walk that makes nothing (most values hold none). */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0')
+  if (typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNul(item)) return true
+    return false
+  }
+  for (const key in value) if (key.includes('\0') || holdsNul((value as Record<string, unknown>)[key])) return true
+  return false
+}
+
 /** Where a NUL first stands in a parsed JSON value (`name`, `items.2.id`), or undefined; linear in the value's size. */
 export function nulPath(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return value.includes('\0') ? path : undefined

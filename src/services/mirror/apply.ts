@@ -6,7 +6,7 @@
  * every sync and by import.
  */
 import type { EntityKind, ItemProblem, MirrorItem, NodeItem, PublisherItem, VersionItem } from '../../domain/mirror-items'
-import { nulPath } from '../../domain/nul'
+import { holdsNul, nulPath } from '../../domain/nul'
 import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
 import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
@@ -229,13 +229,13 @@ export async function applyItems(deps: Deps, items: readonly MirrorItem[], opts:
   const versions: VersionItem[] = []
   const tombstones: { kind: EntityKind; id: string }[] = []
   const refused = (kind: EntityKind, entity: { id: string }) => {
-    const at = nulPath(entity)
-    if (at === undefined) return false
-    result.problems.push({ kind, id: entity.id, reason: `${at} holds a NUL character (U+0000), which no store can keep` })
+    if (!holdsNul(entity)) return false
+    result.problems.push({ kind, id: entity.id, reason: `${nulPath(entity)} holds a NUL character (U+0000), which no store can keep` })
     if (kind !== 'version') opts.skipped[kind === 'node' ? 'nodes' : 'publishers'].add(entity.id)
     return true
   }
   for (const item of items) {
+    await breathe() // a batch is thousands of items, each looked through for NUL
     if ('tombstone' in item) tombstones.push(item)
     else if (refused(item.kind, item.data)) continue
     else if (item.kind === 'publisher') explicit.push(item.data)
