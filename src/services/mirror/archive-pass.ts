@@ -51,9 +51,10 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
     } catch (err) {
       if (!(err instanceof UpstreamError) || err.kind === 'aborted') throw err
       const id = `${t.node_id}@${t.version}`
-      if (err.kind === 'status') {
-        // The upstream's own refusal (403, 404, 410...): the run did what it could; reported, and asked again next run.
-        addProblems(ctx, [{ kind: 'archive', id, reason: `the upstream answered HTTP ${err.status} for it` }])
+      if (err.status === 404 || err.status === 410) {
+        // Gone upstream: the run did what it could; reported (exit 3), and asked again next run. A refusal (401, 403)
+        // stays a failure: an upstream refusing every archive must not pass for a complete, installable mirror.
+        addProblems(ctx, [{ kind: 'archive', id, reason: `the upstream has no such archive (HTTP ${err.status})` }])
       } else {
         summary.archives.failed++
         deps.log.warn('mirror.archive_failed', { node: t.node_id, version: t.version, error: err.message })
