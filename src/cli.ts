@@ -125,13 +125,14 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         sync: () => SYNC_HELP,
         export: () => EXPORT_HELP,
         import: () => IMPORT_HELP,
+        version: () => 'Usage: registry-mirror version (or --version)\n\nPrints the version of this executable.',
       }
-      if (topic !== undefined && !topics[topic]) {
+      if (topic !== undefined && !Object.hasOwn(topics, topic)) {
         io.err(`no help on "${topic}": it is not a command`)
         io.err(USAGE)
         return 2
       }
-      io.out((topics[topic ?? ''] ?? (() => USAGE))())
+      io.out(topic === undefined ? USAGE : topics[topic]!())
       return command ? 0 : 2
     }
     if (command === 'version' || command === '--version' || command === '-v') return (io.out(`registry-mirror ${VERSION}`), 0)

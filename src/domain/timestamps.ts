@@ -11,7 +11,19 @@ const DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?
 export function normalizeTime(value: unknown, fallback: string): string {
   if (typeof value !== 'string') return fallback
   const m = DATE_TIME.exec(value.trim())
-  if (!m) return fallback
+  if (!m || !exists(m[1]!, m[2])) return fallback
   const ms = Date.parse(m[2] ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : m[1]!)
   return Number.isNaN(ms) ? fallback : new Date(ms).toISOString()
+}
+
+/** Whether the fields name a real day and time of day: JavaScript rolls 2024-02-30 over to March 1st and 24:00 to the next day. */
+function exists(date: string, time: string | undefined): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number]
+  // The day of the month checked in a leap year (2000), and February 29th in its own year.
+  const calendar = new Date(Date.UTC(2000, month - 1, day))
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return false
+  if (month === 2 && day === 29 && new Date(Date.UTC(year, 1, 29)).getUTCDate() !== 29) return false
+  if (!time) return true
+  const [hour, minute, second = 0] = time.split(':').map(Number) as [number, number, number?]
+  return hour <= 23 && minute <= 59 && second < 60
 }

@@ -217,6 +217,14 @@ describe('runCli', () => {
     expect(await runCli(['help', 'frobnicate'], topic.io)).toBe(2)
     expect(topic.err[0]).toBe('no help on "frobnicate": it is not a command')
     expect(topic.out).toEqual([])
+    for (const inherited of ['constructor', '__proto__', 'toString']) {
+      const odd = io()
+      expect(await runCli(['help', inherited], odd.io)).toBe(2)
+      expect(odd.err[0]).toBe(`no help on "${inherited}": it is not a command`)
+    }
+    const version = io()
+    expect(await runCli(['help', 'version'], version.io)).toBe(0)
+    expect(version.out[0]).toStartWith('Usage: registry-mirror version')
     // A value that starts with "-" and is no number: Node's whole explanation, which says how to give one.
     const dash = io()
     expect(await runCli(['users', 'create', '--id', 'a', '--email', 'a@x', '--name', '-A', '--data', tmp()], dash.io)).toBe(2)

@@ -12,6 +12,7 @@ describe('normalizeTime', () => {
     ['2026-11-23 06:30:00', '2026-11-23T06:30:00.000Z'],
     ['2026-11-23T06:30', '2026-11-23T06:30:00.000Z'],
     ['2026-11-23', '2026-11-23T00:00:00.000Z'],
+    ['2024-02-29T23:59:59.999Z', '2024-02-29T23:59:59.999Z'],
   ])('%s -> %s', (value, expected) => {
     expect(normalizeTime(value, NOW)).toBe(expected)
   })
@@ -29,10 +30,24 @@ describe('normalizeTime', () => {
     }
   })
 
-  test.each([undefined, null, '', 'yesterday', '1', 'Nov 23 2026', '2026-13-45T99:00:00Z', '+010000-01-01T00:00:00Z', 1795415400, {}])(
-    '%p is not a time: the fallback',
-    (value) => {
-      expect(normalizeTime(value, NOW)).toBe(NOW)
-    },
-  )
+  test.each([
+    undefined,
+    null,
+    '',
+    'yesterday',
+    '1',
+    'Nov 23 2026',
+    '2026-13-45T99:00:00Z',
+    '+010000-01-01T00:00:00Z',
+    '2024-02-30T00:00:00Z',
+    '2025-02-29',
+    '2026-04-31',
+    '2026-11-23T24:00:00Z',
+    '2026-11-23T12:60Z',
+    '2026-11-23T12:00:60Z',
+    1795415400,
+    {},
+  ])('%p is not a time: the fallback', (value) => {
+    expect(normalizeTime(value, NOW)).toBe(NOW)
+  })
 })
