@@ -17,7 +17,7 @@ import {
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
-import { lockUser } from '../store/users'
+import { lockUser } from '../store/row-locks'
 import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'

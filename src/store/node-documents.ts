@@ -1,6 +1,6 @@
 /** Rendered node documents (schema.sql: node_documents): read a page at a time, written in batches. */
 import { insertRows } from './bulk'
-import { dialectOf, type Store } from './db'
+import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
 import type { NodeDocumentTable } from './schema'
 
@@ -42,17 +42,6 @@ export async function saveDocuments(db: Store, format: number, docs: readonly No
 
 /** Nodes per page of the scan for missing documents. */
 const SCAN_PAGE = 500
-
-/**
- * Holds these nodes' rows until the transaction ends, on PostgreSQL, so that what is read of them next is what the
- * last write to commit left (a write that changed only versions would otherwise read a node another write is
- * changing, and store a document of the old row once that write commits). SQLite runs one write at a time. In id
- * order, as every writer through here takes them; a step of writeDocuments' at a time (a few hundred ids).
- */
-export async function lockNodes(db: Store, ids: readonly string[]): Promise<void> {
-  if (dialectOf(db) !== 'postgres' || !ids.length) return
-  await db.selectFrom('nodes').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
-}
 
 /**
  * The bound is on both sides of the join: PostgreSQL merges the two key orders and, told only of the nodes' bound,

@@ -1,6 +1,6 @@
 /** Reviews: one star rating per reviewer per node, with the node's running totals kept in step. */
 import type { Store } from './db'
-import { lockNodes } from './node-documents'
+import { lockNodes } from './row-locks'
 
 /**
  * Inserts or replaces the reviewer's rating and adjusts the node's totals. Run inside a transaction. The node's row

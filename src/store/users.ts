@@ -1,5 +1,5 @@
 /** Users: created from the command line, listed for operators. */
-import { dialectOf, type Store } from './db'
+import type { Store } from './db'
 import type { UserRow } from './schema'
 
 export async function insertUser(
@@ -23,15 +23,6 @@ export async function insertUser(
 
 export function findUser(db: Store, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
-}
-
-/**
- * Holds the user's row until the transaction ends, on PostgreSQL: writes that count what the user has before they add
- * to it (publishers, up to a limit) then take turns. SQLite runs one write at a time (services/write-turn.ts).
- */
-export async function lockUser(db: Store, id: string): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
-  await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute()
 }
 
 /** Every user in id order, with how many of their tokens still work at `now`. */
