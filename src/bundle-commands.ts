@@ -5,7 +5,7 @@ import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'
-import { plural } from './plural'
+import { plural } from './domain/plural'
 import { createProgressBar, formatBytes } from './progress'
 import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
 

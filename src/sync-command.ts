@@ -1,6 +1,6 @@
 /** `registry-mirror sync`: one sync run from an upstream into a data directory, with a progress bar on a terminal. */
 import { parseCommandArgs } from './cli-args'
-import { count, plural } from './plural'
+import { count, plural } from './domain/plural'
 import { loadConfig, settingEnv, SYNC_SETTINGS } from './config'
 import { openDataDeps } from './data-deps'
 import type { Io } from './io'

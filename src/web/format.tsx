@@ -1,7 +1,7 @@
 /** Small pieces every page uses: dates, counts, statuses, licenses, and links to other sites. JSX escapes all text. */
 import type { Child } from 'hono/jsx'
 import type { NodeJson, VersionJson } from '../domain/wire'
-import { count } from '../plural'
+import { count } from '../domain/plural'
 
 /** The day, which is what a person compares; the full instant stays in `datetime`. */
 export const DateTime = ({ iso }: { iso: string }) => <time datetime={iso}>{iso.slice(0, 10)}</time>

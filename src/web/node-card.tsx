@@ -4,7 +4,7 @@
  */
 import type { NodeJson } from '../domain/wire'
 import { excerpt, rating } from './format'
-import { plural } from '../plural'
+import { plural } from '../domain/plural'
 import type { Links } from './links'
 import { OriginLine, type Origins } from './origin'
 

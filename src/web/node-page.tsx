@@ -7,7 +7,7 @@ import type { Deps } from '../services/deps'
 import { getNode, getVersionHostNodes, latestInstallableVersion, pageNodeVersions } from '../services/nodes'
 import { COMFY_CLI_DEV_REGISTRY, comfyCliCaveat, comfyCliInstall } from './clients'
 import { Command, DateTime, ExternalLink, licenseText, Pager, rating, VersionBadges } from './format'
-import { count, plural } from '../plural'
+import { count, plural } from '../domain/plural'
 import type { Links } from './links'
 import { loadOrigins, OriginSection, type Origins } from './origin'
 
