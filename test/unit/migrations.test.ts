@@ -209,8 +209,13 @@ describe('schema migrations', () => {
       { id: 'right', star_total: 7, review_count: 2 },
       { id: 'wrong', star_total: 3, review_count: 1 },
     ])
-    // The wrong one's document showed the wrong rating: dropped, to be written again from its row.
+    // The wrong one's document showed the wrong rating: dropped, to be written again from its row; and followers hear of it.
     expect(db.query('select node_id from node_documents').all()).toEqual([{ node_id: 'right' }])
+    const last = (db.query('select last_serial from registry_instance').get() as { last_serial: number }).last_serial
+    expect(db.query("select serial, entity_id from changes where kind = 'node' order by serial desc limit 1").get()).toEqual({
+      serial: last,
+      entity_id: 'wrong',
+    })
     db.close()
   })
 
