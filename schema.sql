@@ -56,7 +56,8 @@ CREATE TABLE publisher_members (
   user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   role         TEXT NOT NULL CHECK (role IN ('owner', 'member')),
   created_at   TEXT NOT NULL,
-  -- A UUID v4 of its own (schema version 14), shown as members[].id.
+  -- A UUID v4 of its own (schema version 14), shown as members[].id. The default only let the migration add the
+  -- column; every insert gives one (an empty id would collide with the next, under the unique index).
   id           TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (publisher_id, user_id)
 );

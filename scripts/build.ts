@@ -16,7 +16,7 @@ const result = await Bun.build({
   // (and src/search/store-search-thread.ts, src/store/checkpointer.ts and src/store/download-writer.ts their own).
   naming: { entry: '[name].[ext]' },
   // Request headers up to 64 KiB (Bun's default is 16): the node manager asks for every installed pack in one
-  // address (`/nodes?node_id=a&node_id=b&...`), 17 KB for 500 packs, and got an empty 431. \`npm start\` passes the same.
+  // address (`/nodes?node_id=a&node_id=b&...`), 17 KB for 500 packs, and got an empty 431. `npm start` passes the same.
   compile: { outfile: 'dist/registry-mirror', execArgv: ['--max-http-header-size=65536'] },
   minify: true,
 })

@@ -13,7 +13,8 @@ import { createS3BlobStore } from './blobs/s3'
 import { s3Settings } from './serve-backends'
 import type { Io } from './io'
 import { copyStore, TargetNotEmptyError } from './store/copy'
-import { openStore, type Store } from './store/db'
+import type { Store } from './store/db'
+import { openStoreAt } from './serve-backends'
 import { redactUrl } from './store/postgres'
 import { sharedSecret } from './store/shared-state'
 
@@ -45,8 +46,8 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
     // Archives first: the bucket is content-addressed, so a run that fails later leaves nothing wrong behind and
     // the next one skips what arrived. The rows then go in one transaction: all of them or none.
     const archives = config.storage ? await copyArchives(config) : 0
-    from = await openStore(join(config.data, 'registry.db'))
-    to = await openStore(config.database)
+    from = await openStoreAt(join(config.data, 'registry.db'))
+    to = await openStoreAt(config.database)
     const counts = await copyStore(from, to)
     // Signed URLs handed out before the move stay valid: the instances sign with the same key.
     const key = readFileSync(join(config.data, 'signing.key'), 'utf8').trim()

@@ -188,6 +188,7 @@ describe('POST /nodes/{id}/reviews', () => {
     expect(replaced).toMatchObject({ status: 200, body: { id: 'pack', rating: 3 } })
   })
 
+  // Guards the row lock in the PostgreSQL pass of .ci/run; on SQLite writes take turns and it holds either way.
   test('reviews sent at once keep one review per reviewer and totals that match the reviews (PostgreSQL runs them side by side)', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })

@@ -44,7 +44,7 @@ describe('credential commands', () => {
     const table = await run('users', 'list', '--data', data)
     expect(table.out[1]).toStartWith('eve  Eve\\u001b]0;owned\\u0007\\u009b2J  e@x.io')
     expect(table.out[2]!.indexOf('z@x.io')).toBe(table.out[1]!.indexOf('e@x.io'))
-    // What the process writes (src/main.ts passes every line through forTerminal): JSON stays JSON, meaning the same.
+    // forTerminal on JSON output keeps it JSON, meaning the same (that main.ts applies it: test/e2e/operators.test.ts).
     const json = forTerminal((await run('users', 'list', '--json', '--data', data)).out.join('\n'))
     expect(json).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
     expect(JSON.parse(json)[0].name).toBe('Eve\u001b]0;owned\u0007\u009b2J')
