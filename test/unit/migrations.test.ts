@@ -41,6 +41,16 @@ async function firstReleaseStore(path: string) {
   db.close()
 }
 
+/** A store file as the executable of schema `version` left it: that version's migrations, run as they ran then. */
+async function storeAtVersion(version: number, now = '2026-01-01T00:00:00.000Z') {
+  const path = join(dirs.make(), 'registry.db')
+  const sqlite = new Database(path)
+  const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
+  for (const step of MIGRATIONS.filter((m) => m.version <= version)) await step.up(old, { dialect: 'sqlite', now })
+  sqlite.run(`pragma user_version = ${version}`)
+  return { path, sqlite, old }
+}
+
 describe('schema migrations', () => {
   test('a new store is exactly schema.sql, at the newest version', async () => {
     const path = join(dirs.make(), 'registry.db')
@@ -101,12 +111,8 @@ describe('schema migrations', () => {
   })
 
   test('origins recorded before schema 8 move onto their rows; origins of rows that are gone are dropped', async () => {
-    const path = join(dirs.make(), 'registry.db')
-    const sqlite = new Database(path)
-    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
     const now = '2026-01-01T00:00:00.000Z'
-    for (const step of MIGRATIONS.filter((m) => m.version <= 6)) await step.up(old, { dialect: 'sqlite', now })
-    sqlite.run('pragma user_version = 6')
+    const { path, sqlite, old } = await storeAtVersion(6, now)
     const insert = (sql: string) => sqlite.run(sql.replaceAll('$t', now))
     insert(`insert into mirror_sources (id, kind, created_at) values ('http://up', 'feed', '$t')`)
     insert(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '$t', '$t'), ('local', 'Local', '$t', '$t')`)
@@ -138,11 +144,7 @@ describe('schema migrations', () => {
   })
 
   test('nodes stored before version 13 get their search texts from their rows', async () => {
-    const path = join(dirs.make(), 'registry.db')
-    const sqlite = new Database(path)
-    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
-    for (const step of MIGRATIONS.filter((m) => m.version <= 12)) await step.up(old, { dialect: 'sqlite', now: '2026-01-01T00:00:00.000Z' })
-    sqlite.run('pragma user_version = 12')
+    const { path, old } = await storeAtVersion(12)
     await insertVersion12Nodes(old)
     await old.destroy()
     const db = await openStore(path)
@@ -154,12 +156,8 @@ describe('schema migrations', () => {
   })
 
   test('memberships made before version 14 get UUIDs of their own', async () => {
-    const path = join(dirs.make(), 'registry.db')
-    const sqlite = new Database(path)
-    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
     const t = '2026-01-01T00:00:00.000Z'
-    for (const step of MIGRATIONS.filter((m) => m.version <= 13)) await step.up(old, { dialect: 'sqlite', now: t })
-    sqlite.run('pragma user_version = 13')
+    const { path, sqlite, old } = await storeAtVersion(13, t)
     sqlite.run(
       `insert into users (id, email, name, created_at, updated_at) values ('alice', 'a@x', 'A', '${t}', '${t}'), ('bob', 'b@x', 'B', '${t}', '${t}')`,
     )
@@ -183,12 +181,8 @@ describe('schema migrations', () => {
   })
 
   test('review totals left wrong by reviews sent at once are computed again from the reviews (version 15)', async () => {
-    const path = join(dirs.make(), 'registry.db')
-    const sqlite = new Database(path)
-    const old = new Kysely<any>({ dialect: new SqliteDialect({ database: adaptBunSqlite(sqlite) }) })
     const t = '2026-01-01T00:00:00.000Z'
-    for (const step of MIGRATIONS.filter((m) => m.version <= 14)) await step.up(old, { dialect: 'sqlite', now: t })
-    sqlite.run('pragma user_version = 14')
+    const { path, sqlite, old } = await storeAtVersion(14, t)
     sqlite.run(`insert into publishers (id, name, created_at, updated_at) values ('acme', 'Acme', '${t}', '${t}')`)
     const node = (id: string, total: number, count: number) =>
       sqlite.run(
