@@ -32,33 +32,43 @@ async function syncMetrics(t: TestApp) {
   }
 }
 
+/**
+ * What serve wires for `--sync-from` (serve-mirror.ts), in process on the test's mirror: the freshness snapshot, the
+ * mirror runtime and the sync metrics; `start` begins the runs (the first at once).
+ */
+function following(url: string, attempts: number) {
+  const freshness = createFreshnessTracker(mirror.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
+  mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+  const metrics = mirrorMetrics(
+    mirror.deps.metrics.registry,
+    () => freshness.current(),
+    () => mirror.clock.now.getTime(),
+  )
+  metrics.ensure()
+  const start = (): SyncScheduler =>
+    (scheduler = startSyncScheduler(mirror.deps, {
+      from: url,
+      archives: 'lazy',
+      everyMs: 3600_000,
+      fullEvery: 100,
+      http: () => fastHttp({ attempts }).http,
+      freshness,
+      onRunEnded: (complete) => metrics.runEnded(complete),
+    }))
+  return { start }
+}
+
 describe('a serving mirror', () => {
   test('syncs in-process, says ok while fresh, stale when its last sync is too old, unreachable when the upstream is gone', async () => {
     upstream = await serveTestApp()
     const { pat } = await aliceWithPublisher(upstream)
     await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
     mirror = await makeTestApp()
-    const freshness = createFreshnessTracker(mirror.deps, { preferred: upstream.url, staleAfterMs: 10 * 60_000 })
-    mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current())
+    const { start } = following(upstream.url, 2)
     expect((await mirror.call('GET', '/health')).headers.get('x-mirror-upstream')).toBeNull() // mirrors nothing yet
-    // The sync metrics, as serve wires them (serve-mirror.ts): there once the mirror exists.
-    const metrics = mirrorMetrics(
-      mirror.deps.metrics.registry,
-      () => freshness.current(),
-      () => mirror.clock.now.getTime(),
-    )
-    metrics.ensure()
-    expect(await syncMetrics(mirror)).toMatchObject({ state: { ok: undefined }, lag: undefined })
-    scheduler = startSyncScheduler(mirror.deps, {
-      from: upstream.url,
-      archives: 'lazy',
-      everyMs: 3600_000,
-      fullEvery: 100,
-      http: () => fastHttp({ attempts: 2 }).http,
-      freshness,
-      onRunEnded: (complete) => metrics.runEnded(complete),
-    })
-    expect(await scheduler.runNow()).toMatchObject({ complete: true })
+    expect(await syncMetrics(mirror)).toMatchObject({ state: { ok: undefined }, lag: undefined }) // nor its metrics
+    const runs = start()
+    expect(await runs.runNow()).toMatchObject({ complete: true })
     const synced = mirror.clock.now.getTime() / 1000
     expect(await syncMetrics(mirror)).toEqual({
       state: { ok: 1, stale: 0, unreachable: 0 },
@@ -81,7 +91,7 @@ describe('a serving mirror', () => {
     expect(await syncMetrics(mirror)).toMatchObject({ state: { ok: 0, stale: 1, unreachable: 0 }, lastSuccess: synced, lag: 660 })
 
     upstream.server.stop(true)
-    expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
+    expect(await runs.runNow()).toMatchObject({ complete: false, unreachable: true })
     const ready = await mirror.call('GET', '/ready')
     expect(ready.status).toBe(200) // serving offline is the point
     expect(ready.headers.get('x-mirror-upstream')).toBe('unreachable')
@@ -101,23 +111,8 @@ describe('a serving mirror', () => {
     const url = upstream.url
     upstream.server.stop(true)
     mirror = await makeTestApp()
-    const freshness = createFreshnessTracker(mirror.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
-    mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
-    const metrics = mirrorMetrics(
-      mirror.deps.metrics.registry,
-      () => freshness.current(),
-      () => mirror.clock.now.getTime(),
-    )
-    scheduler = startSyncScheduler(mirror.deps, {
-      from: url,
-      archives: 'lazy',
-      everyMs: 3600_000,
-      fullEvery: 100,
-      http: () => fastHttp({ attempts: 1 }).http,
-      freshness,
-      onRunEnded: (complete) => metrics.runEnded(complete),
-    })
-    expect(await scheduler.runNow()).toMatchObject({ complete: false, unreachable: true })
+    const runs = following(url, 1).start()
+    expect(await runs.runNow()).toMatchObject({ complete: false, unreachable: true })
     expect(await syncMetrics(mirror)).toEqual({
       state: { ok: 0, stale: 0, unreachable: 1 },
       lastSuccess: 0, // never
