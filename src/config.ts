@@ -187,7 +187,7 @@ export const SETTINGS = {
   'node-cache-bytes': {
     schema: int(0, Number.MAX_SAFE_INTEGER),
     default: String(NODE_JSON_MAX_BYTES),
-    help: 'bytes of rendered nodes kept in memory between requests, oldest out (about 1.7 KB a node: the default keeps some 10,000, 170 MB keeps 100,000); 0 keeps none',
+    help: 'bytes of rendered nodes kept in memory between requests, oldest out (about 1.7 KB a node: the default keeps some 10,000, 170 MB keeps 100,000), and half as much again for the publishers they show; 0 keeps none',
   },
   'read-only': {
     schema: bool,

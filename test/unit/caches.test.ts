@@ -130,6 +130,28 @@ describe('rendered publishers inside nodes', () => {
     expect(JSON.parse((await cache.render(['b']))[0]!).publisher.name).toBe('Acme Corp')
     expect(reads.publishers).toBe(2)
   })
+
+  test('are kept when there are nearly as many as nodes (each node its own publisher), not read again for every page', async () => {
+    db = await openStore(':memory:')
+    const ids = Array.from({ length: 40 }, (_, i) => `pack-${i}`)
+    await seedNodes(
+      db,
+      ids.map((id, i) => ({ id, publisher: `pub-${i}`, publisherName: `Publisher ${i}` })),
+    )
+    await writeDocuments(db, ids)
+    const reads = { publishers: 0 }
+    const counting = watchQueries(db, (query) => {
+      if (readsTable(query, 'publishers') && !namesTable(query, 'nodes')) reads.publishers++
+    })
+    // 40 publishers of some 250 bytes each: more than a 16th of these bytes (their share once), within half of them.
+    const cache = createNodeJsonCache(counting, 'http://x', undefined, 40_000)
+    await cache.render(ids)
+    expect(reads.publishers).toBe(1)
+    cache.nodesChanged(ids) // the nodes are rendered again; their publishers are as they were
+    const page = (await cache.render(ids)).map((t) => JSON.parse(t) as { publisher: { name: string } })
+    expect(reads.publishers).toBe(1)
+    expect(page[39]!.publisher.name).toBe('Publisher 39')
+  })
 })
 
 test('with no bytes to keep, every node still shows its publisher', async () => {
