@@ -105,9 +105,10 @@ export async function documentTails(
 ): Promise<Map<string, string>> {
   const [publishers, archived] = await Promise.all([
     (opts.publishers ?? publishersFromStore(db))([...new Set(docs.map((d) => d.publisher_id))]),
+    // Documents read from the store say already; those made from rows are asked about.
     availableArchiveIds(
       db,
-      docs.flatMap((d) => (d.latest_version_id ? [d.latest_version_id] : [])),
+      docs.flatMap((d) => (d.latest_version_id && d.archived === undefined ? [d.latest_version_id] : [])),
     ),
   ])
   const tails = new Map<string, string>()
@@ -116,7 +117,7 @@ export async function documentTails(
     const publisher = publishers.get(d.publisher_id)
     if (publisher !== undefined) tail += `,"publisher":${publisher}`
     if (d.version_json !== null) {
-      const url = d.latest_version_id && archived.has(d.latest_version_id) ? opts.publicUrl + d.download_path : ''
+      const url = d.latest_version_id && (d.archived ?? archived.has(d.latest_version_id)) ? opts.publicUrl + d.download_path : ''
       tail += `,"latest_version":${d.version_json.slice(0, -1)},"downloadUrl":${JSON.stringify(url)}}`
     }
     tails.set(d.node_id, `${tail}}`)

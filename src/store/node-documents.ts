@@ -2,22 +2,31 @@
 import { insertRows } from './bulk'
 import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
+import { archiveHereOf } from './versions'
 import type { NodeDocumentTable } from './schema'
 
-/** A node's document, and the publisher and latest version it was rendered with. */
-export type NodeDocument = Omit<NodeDocumentTable, 'format' | 'download_path'> & { download_path: string }
+/**
+ * A node's document, and the publisher and latest version it was rendered with; read from the store, also whether
+ * that version has an archive here (availableArchiveIds' rule, asked in the same statement: a second one for a page
+ * of nodes was a fifth of its reading).
+ */
+export type NodeDocument = Omit<NodeDocumentTable, 'format' | 'download_path'> & { download_path: string; archived?: boolean }
 
-const documentsByIds = preparedList<{ format: number }, NodeDocument>((db, p, ids) =>
+const documentsByIds = preparedList<{ format: number }, NodeDocument & { archived: number | boolean }>((db, p, ids) =>
   db
     .selectFrom('node_documents')
     .select(['node_id', 'publisher_id', 'latest_version_id', 'node_json', 'version_json', 'download_path'])
+    .select((eb) => archiveHereOf<'node_documents'>(db, 'node_documents.latest_version_id')(eb).as('archived'))
     .where('node_id', 'in', ids)
     .where('format', '=', p.format as unknown as number),
 )
 
 /** The documents of these nodes written in `format`; nodes without one (or with one of another format) are left out. */
-export function readDocuments(db: Store, format: number, ids: readonly string[]): Promise<NodeDocument[]> {
-  return documentsByIds(db, { format }, ids)
+export async function readDocuments(db: Store, format: number, ids: readonly string[]): Promise<NodeDocument[]> {
+  const docs = await documentsByIds(db, { format }, ids)
+  // SQLite answers 0 or 1.
+  for (const d of docs) d.archived = Boolean(d.archived)
+  return docs
 }
 
 /** Writes documents made from rows read in the same transaction (after lockNodes): they replace whatever is stored. */

@@ -1,7 +1,7 @@
 /** Node versions, their archives and the host node names extracted from them. */
 import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
-import { sql, type ExpressionBuilder, type Updateable } from 'kysely'
+import { sql, type ExpressionBuilder, type StringReference, type Updateable } from 'kysely'
 import type { ArchiveRow, DB, NewVersionRow, NodeRow, NodeVersionTable, VersionRow, VersionStatus } from './schema'
 
 export async function insertVersion(db: Store, row: NewVersionRow): Promise<void> {
@@ -76,12 +76,24 @@ type InstallableRow = { n_id: string; n_publisher_id: string; n_status: NodeRow[
   [K in keyof VersionRow]: VersionRow[K] | null
 }
 
-/** The rule of availableArchives for the version in the row: an archive stored, or one a source mirrors and serves. */
-const archiveHere = (db: Store) => (eb: ExpressionBuilder<DB, 'node_versions'>) =>
-  eb.or([
-    eb.exists(eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'node_versions.id')),
-    eb.exists(servedMirrorArchives(db).where('mirror_archives.version_id', '=', eb.ref('node_versions.id'))),
-  ])
+/**
+ * The rule of availableArchives for the version whose id is in `column` of the row: an archive stored, or one a source
+ * mirrors and serves.
+ */
+export const archiveHereOf =
+  <T extends keyof DB>(db: Store, column: StringReference<DB, T>) =>
+  (eb: ExpressionBuilder<DB, T>) =>
+    eb.or([
+      eb.exists(
+        db
+          .selectFrom('archives')
+          .select('archives.version_id')
+          .where('archives.version_id', '=', eb.ref(column) as never),
+      ),
+      eb.exists(servedMirrorArchives(db).where('mirror_archives.version_id', '=', eb.ref(column) as never)),
+    ])
+
+const archiveHere = (db: Store) => archiveHereOf<'node_versions'>(db, 'node_versions.id')
 
 const NODE_COLUMNS = ['nodes.id as n_id', 'nodes.publisher_id as n_publisher_id', 'nodes.status as n_status'] as const
 

@@ -78,6 +78,24 @@ describe('node documents', () => {
     expect(reads).toEqual({ nodes: 1, node_versions: 0 })
   })
 
+  test('whether the latest version has an archive here is read with the document, and a version without one has no download link', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    for (const node of ['a-pack', 'b-pack']) await publishActive(t, { pat, node, version: '1.0.0' })
+    // b-pack's archive is gone (as a mirror's metadata-only version has none).
+    const b = (await findNode(t.deps.db, 'b-pack'))!
+    await t.deps.db.deleteFrom('archives').where('version_id', '=', b.latest_version_id!).execute()
+    let apart = 0
+    const db = watchQueries(t.deps.db, (query) => {
+      if (readsTable(query, 'archives') && !readsTable(query, 'node_documents')) apart++
+    })
+    const texts = await createNodeJsonCache(db, PUBLIC_URL).render(['a-pack', 'b-pack'])
+    expect(texts.map((text) => JSON.parse(text).latest_version.downloadUrl)).toEqual([
+      `${PUBLIC_URL}/archives/acme/a-pack/1.0.0/node.zip`,
+      '',
+    ])
+    expect(apart).toBe(0)
+  })
+
   test('a node read whole brings its document along: rendering it reads nothing more', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
