@@ -4,8 +4,9 @@ import * as v from 'valibot'
 import { NodePageSchema, NodeSchema, VersionSchema } from '../domain/wire'
 import type { Deps } from '../services/deps'
 import { nodePage } from '../services/node-lists'
-import { bulkVersions, getHostNodeOwner, getNodeJsonText, getNodeVersion, getVersionHostNodes, listNodeVersions } from '../services/nodes'
+import { bulkVersions, getHostNodeOwner, getNodeJsonText, getNodeVersion, getVersionHostNodes } from '../services/nodes'
 import { createInstallLookup } from '../services/install-lookup'
+import { createVersionListLookup } from '../services/version-list-lookup'
 import { addReview } from '../services/reviews'
 import type { Env } from './identity'
 import { listed, listResponseCache } from './response-cache'
@@ -151,10 +152,11 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
     json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
   )
 
+  const versionList = createVersionListLookup(deps)
   app.get('/:nodeId/versions', specs.versions, async (c) => {
     const query = specs.versions.query(c)
     const opts = { statuses: parseStatuses(query.statuses), includeReason: query.include_status_reason ?? false }
-    return c.json(await listNodeVersions(deps, c.req.param('nodeId'), opts))
+    return json(await versionList(c.req.param('nodeId'), opts))
   })
 
   app.get('/:nodeId/versions/:version', specs.version, async (c) =>

@@ -66,13 +66,17 @@ export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
 
 export const DEFAULT_VERSION_STATUSES: VersionStatus[] = ['active', 'pending', 'flagged']
 
+/** A node's versions (newest first), and the node as stored (the id counted, whatever case `id` used). */
 export async function listNodeVersions(
   deps: Deps,
   id: string,
   opts: { statuses?: VersionStatus[]; includeReason: boolean },
-): Promise<VersionJson[]> {
+): Promise<{ node: NodeRow; versions: VersionJson[] }> {
   const { node, rows } = await sortedVersions(deps, id, opts.statuses)
-  return renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason })
+  return {
+    node,
+    versions: await renderVersions(deps.db, node, rows, { publicUrl: deps.settings.publicUrl, includeReason: opts.includeReason }),
+  }
 }
 
 /**
