@@ -5,7 +5,9 @@
  * same clients in the same run (measured before and after the mix; their mean), p99 overall and per kind,
  * the server's peak resident memory; then installs alone as a ratio of /health. The server logs at the
  * default level into a file. Stores are made by seed-store.ts (installs add downloads; --fresh reseeds).
- * Run: npm run build && bun scripts/bench/mixed.ts [--nodes 2200,10000,100000] [--seconds 10] [--clients 8]
+ * With --by-kind, each kind of the mix also runs alone: its rate, share of /health and server CPU each say which
+ * kind a change helped (or where the mix's time goes).
+ * Run: npm run build && bun scripts/bench/mixed.ts [--nodes 2200,10000,100000] [--seconds 10] [--clients 8] [--by-kind]
  * (BENCH_SERVER_ARGS="--node-cache-bytes 180000000" passes options to serve).
  */
 import { Database } from 'bun:sqlite'
@@ -65,6 +67,17 @@ export function installTraffic(ids: string[], seed: number): () => LoadRequest {
   return () => installOf(pick(ids))
 }
 
+/** The requests of one kind of the mix, seeded. */
+function trafficOfKind(ids: string[], seed: number, kind: string): () => LoadRequest {
+  const next = mixedTraffic(ids, seed)
+  return () => {
+    for (;;) {
+      const req = next()
+      if (req.kind === kind) return req
+    }
+  }
+}
+
 /** A generator of the mix's requests, seeded. */
 export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
   const random = seededRandom(seed)
@@ -90,7 +103,14 @@ export function mixedTraffic(ids: string[], seed: number): () => LoadRequest {
   }
 }
 
-async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number; CLIENTS: number; fresh?: boolean }) {
+interface RunOptions {
+  SECONDS: number
+  CLIENTS: number
+  fresh?: boolean
+  byKind?: boolean
+}
+
+async function runSize(n: number, { SECONDS, CLIENTS, fresh, byKind }: RunOptions) {
   const dir = await benchStore(n, fresh)
   const ids = activeIds(dir)
   const server = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])
@@ -132,6 +152,16 @@ async function runSize(n: number, { SECONDS, CLIENTS, fresh }: { SECONDS: number
       `  server CPU each:  /health ${us(health1.cpuUs)}, mixed ${us(mix.cpuUs)} (/health's = ${pct(health1.cpuUs / mix.cpuUs)} of it), ` +
         `install ${us(installs.cpuUs)} (${pct(health1.cpuUs / installs.cpuUs)})`,
     )
+    if (!byKind) return
+    for (const [kind] of MIX) {
+      const alone = await cpuPer(() =>
+        runLoad(server.url, { clients: CLIENTS, seconds: SECONDS / 2, next: trafficOfKind(ids, n + 3, kind) }),
+      )
+      console.log(
+        `  ${`${kind} alone:`.padEnd(18)}${alone.perSecond.toFixed(0)} req/s = ${pct(alone.perSecond / health)} of /health, ` +
+          `${us(alone.cpuUs)} CPU each, p99 ${ms(quantile(alone.latencies, 0.99))}, failures ${alone.failures}`,
+      )
+    }
   } finally {
     await server.stop()
   }
@@ -145,10 +175,12 @@ if (import.meta.main) {
       seconds: { type: 'string', default: '10' },
       clients: { type: 'string', default: '8' },
       fresh: { type: 'boolean' },
+      'by-kind': { type: 'boolean' },
     },
   })
   const SECONDS = Number(values.seconds)
   const CLIENTS = Number(values.clients)
   console.log(`mixed traffic, ${CLIENTS} clients, ${SECONDS} s per run; load average ${loadAverage()}`)
-  for (const n of values.nodes!.split(',').map(Number)) await runSize(n, { SECONDS, CLIENTS, fresh: values.fresh })
+  for (const n of values.nodes!.split(',').map(Number))
+    await runSize(n, { SECONDS, CLIENTS, fresh: values.fresh, byKind: values['by-kind'] })
 }
