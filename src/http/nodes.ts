@@ -9,6 +9,7 @@ import { createInstallLookup } from '../services/install-lookup'
 import { createVersionListLookup } from '../services/version-list-lookup'
 import { addReview } from '../services/reviews'
 import type { Env } from './identity'
+import { jsonOfParts, jsonText } from './json-body'
 import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
 import { parseStatuses } from './status-names'
@@ -128,7 +129,6 @@ function listParams(query: v.InferOutput<typeof ListQuery>, listing: boolean) {
 export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const app = new Hono<Env>()
 
-  const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
   const cached = listResponseCache({
     generation: () => deps.search.generation(),
     sequence: () => deps.nodeJson.sequence,
@@ -140,23 +140,23 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const page = async (c: Context, params: Parameters<typeof nodePage>[1]) => {
     const found = await nodePage(deps, params)
     listed(c, found.ids)
-    return json(found.json)
+    return jsonOfParts(found.parts)
   }
   app.get('/', specs.list, cached, async (c) => page(c, listParams(specs.list.query(c), true)))
   app.get('/search', specs.search, cached, async (c) => page(c, listParams(specs.search.query(c), false)))
 
-  app.get('/:nodeId', specs.read, async (c) => json(await getNodeJsonText(deps, c.req.param('nodeId'))))
+  app.get('/:nodeId', specs.read, async (c) => jsonText(await getNodeJsonText(deps, c.req.param('nodeId'))))
 
   const install = createInstallLookup(deps)
   app.get('/:nodeId/install', specs.install, async (c) =>
-    json(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
+    jsonText(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
   )
 
   const versionList = createVersionListLookup(deps)
   app.get('/:nodeId/versions', specs.versions, async (c) => {
     const query = specs.versions.query(c)
     const opts = { statuses: parseStatuses(query.statuses), includeReason: query.include_status_reason ?? false }
-    return json(await versionList(c.req.param('nodeId'), opts))
+    return jsonText(await versionList(c.req.param('nodeId'), opts))
   })
 
   app.get('/:nodeId/versions/:version', specs.version, async (c) =>

@@ -96,6 +96,25 @@ describe('node documents', () => {
     expect(apart).toBe(0)
   })
 
+  test('pages of nodes are sent as UTF-8 JSON, whatever their text holds, over a real server', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const description = 'Bildverarbeitung für 图像 — 🎨 "quoted" \\ back'
+    await publishActive(t, { pat, node: 'uni-pack', version: '1.0.0', nodeFields: { description } })
+    await publishActive(t, { pat, node: 'ascii-pack', version: '1.0.0' })
+    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
+    try {
+      for (const path of ['/nodes', '/nodes/search?search=pack', '/publishers/acme/nodes/v2']) {
+        const res = await fetch(new URL(path, server.url))
+        expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 200, type: 'application/json' })
+        const page = (await res.json()) as { nodes: { id: string; description: string }[]; total: number }
+        expect(page.total).toBe(2)
+        expect(page.nodes.find((n) => n.id === 'uni-pack')!.description).toBe(description)
+      }
+    } finally {
+      server.stop(true)
+    }
+  })
+
   test('a node read whole brings its document along: rendering it reads nothing more', async () => {
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
