@@ -2,8 +2,5 @@
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-/** JSON text made elsewhere (a cache's, a memo's). */
+/** JSON text made elsewhere (a cache's, a memo's, a page of nodes). */
 export const jsonText = (text: string) => new Response(text, { headers: JSON_HEADERS })
-
-/** JSON text in parts (a page of nodes): a Blob of them, never joined into one string. */
-export const jsonOfParts = (parts: string[]) => new Response(new Blob(parts), { headers: JSON_HEADERS })

@@ -9,7 +9,7 @@ import { createInstallLookup } from '../services/install-lookup'
 import { createVersionListLookup } from '../services/version-list-lookup'
 import { addReview } from '../services/reviews'
 import type { Env } from './identity'
-import { jsonOfParts, jsonText } from './json-body'
+import { jsonText } from './json-body'
 import { listed, listResponseCache } from './response-cache'
 import { route } from './route-spec'
 import { parseStatuses } from './status-names'
@@ -140,7 +140,7 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   const page = async (c: Context, params: Parameters<typeof nodePage>[1]) => {
     const found = await nodePage(deps, params)
     listed(c, found.ids)
-    return jsonOfParts(found.parts)
+    return jsonText(found.text)
   }
   app.get('/', specs.list, cached, async (c) => page(c, listParams(specs.list.query(c), true)))
   app.get('/search', specs.search, cached, async (c) => page(c, listParams(specs.search.query(c), false)))

@@ -5,7 +5,7 @@ import { NODE_STATUS, NodePageSchema, NodeSchema } from '../domain/wire'
 import { claimNode } from '../services/claims'
 import type { Deps } from '../services/deps'
 import { publisherNodePage } from '../services/node-lists'
-import { jsonOfParts } from './json-body'
+import { jsonText } from './json-body'
 import { createNode, deleteNode, deleteVersion, editNode, nodePermissions } from '../services/publisher-nodes'
 import { defined, strList } from './fields'
 import type { Env } from './identity'
@@ -102,7 +102,7 @@ export function publisherNodeRoutes(deps: Deps) {
   app.get('/:publisherId/nodes/v2', specs.list, async (c) => {
     const query = specs.list.query(c)
     const opts = { includeBanned: query.include_banned ?? false, page: query.page, limit: query.limit }
-    return jsonOfParts(await publisherNodePage(deps, c.req.param('publisherId'), opts))
+    return jsonText(await publisherNodePage(deps, c.req.param('publisherId'), opts))
   })
 
   app.put('/:publisherId/nodes/:nodeId', specs.edit, async (c) => {
