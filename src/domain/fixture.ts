@@ -6,6 +6,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, USER_EMAIL_MAX, USER_ID_PATTERN, USER_NAME_MAX } from './ids'
+import { boundedObject } from './json-bounds'
 import { SEMVER_PATTERN } from './semver'
 
 type Described<T> = v.GenericSchema<T>
@@ -146,7 +147,7 @@ export const FixtureNodeSchema = v.strictObject({
   supported_hostui_version: text(200),
   supported_hostui_frontend_version: text(200),
   preempted_host_node_names: texts(1000, 200),
-  translations: v.optional(v.record(v.string(), v.unknown(), 'must be an object')),
+  translations: v.optional(boundedObject('must be an object')),
   repohost_stars: count('Stars of the repository (github_stars).'),
   search_ranking: count('Orders lists before downloads.'),
   downloads: count('Install count.'),
@@ -179,5 +180,8 @@ export type FixtureVersion = v.InferOutput<typeof FixtureVersionSchema>
 
 /** The JSON Schema (draft 2020-12) of fixture files, for editors and other tools. */
 export function fixtureJsonSchema(): Record<string, unknown> {
-  return toJsonSchema(FixtureSchema, { target: 'draft-2020-12', errorMode: 'throw' }) as Record<string, unknown>
+  return toJsonSchema(FixtureSchema, { target: 'draft-2020-12', errorMode: 'throw', ignoreActions: ['raw_check'] }) as Record<
+    string,
+    unknown
+  >
 }

@@ -4,6 +4,7 @@
  * upstream's spellings are accepted beside ours. Sizes stay bounded: an upstream is not trusted with our memory.
  */
 import * as v from 'valibot'
+import { boundedObject } from './json-bounds'
 import { fastObject, isBoolean, isList, isNumber, isText, isTexts, type FieldCheck } from './fast-check'
 import { NodeSchema, PublisherSchema, VersionSchema } from './wire'
 
@@ -63,12 +64,7 @@ function loosen(entries: v.ObjectEntries): { entries: v.ObjectEntries; plain: Re
         plain[key] = isBoolean
         break
       case 'record':
-        out[key] = v.nullish(
-          v.pipe(
-            v.record(v.string(), v.unknown()),
-            v.check((r) => JSON.stringify(r).length <= LONG_TEXT, 'is too large'),
-          ),
-        )
+        out[key] = v.nullish(boundedObject())
         break
     }
   }

@@ -1,9 +1,10 @@
 /** The node metadata clients send (publish's `node`, node creation and edits), and how it becomes the store's fields. */
 import * as v from 'valibot'
 import type { NodeFields } from '../store/nodes'
+import { boundedObject } from '../domain/json-bounds'
 import { defined, str, strList } from './fields'
 
-const license = v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())], 'must be a string'))
+const license = v.nullish(v.union([v.string(), boundedObject()], 'must be a string'))
 
 /** Compatibility targets, sent in both `node` and `node_version` (with the upstream's spellings too). */
 export const platformFields = {
@@ -29,7 +30,7 @@ export const nodeEntries = {
   ...platformFields,
   preempted_host_node_names: strList(1000, 200),
   preempted_comfy_node_names: strList(1000, 200),
-  translations: v.nullish(v.record(v.string(), v.unknown(), 'must be an object')),
+  translations: v.nullish(boundedObject('must be an object')),
 }
 
 export const NodeBody = v.object(nodeEntries)

@@ -5,6 +5,7 @@
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import { base64Length, imageReferenceProblem } from '../domain/images'
+import { boundedObject } from '../domain/json-bounds'
 import { VIDEO_CHOICES, VideoCreationsSchema, VideoTaskSchema } from '../domain/wire'
 import type { Deps } from '../services/deps'
 import { videoCaller } from '../services/video-caller'
@@ -104,7 +105,7 @@ export function videoRoutes(deps: Deps) {
       auth: 'signed',
       errorBody: 'proxy',
       query: v.object({ task: q.text, secret: q.text }),
-      body: v.record(v.string(), v.unknown()),
+      body: boundedObject(),
       response: v.object({ state: v.string() }),
     }),
   }

@@ -19,6 +19,17 @@ const callbackPath = (n = 0) => {
 }
 const poll = (taskId: string) => call('GET', `/proxy/vidu/tasks/${taskId}/creations`, { token: alice })
 
+describe('a hostile report', () => {
+  test('nested 60,000 levels deep: 400 at once, the task as it was', async () => {
+    const { task_id } = (await start()).body
+    const deep = `${'{"a":'.repeat(59_999)}{"a":1}${'}'.repeat(59_999)}`
+    const res = await call('POST', callbackPath(), { body: `{"id":"${task_id}","state":"success","extra":${deep}}` })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('nests deeper than')
+    expect(await stored()).toMatchObject({ task_id, state: 'created' })
+  })
+})
+
 describe('credits past the stored range', () => {
   test('a start the provider says cost 3000000000 is recorded and answered with the largest count the store keeps', async () => {
     fake.onStart = { reply: { task_id: 'big1', state: 'created', credits: 3_000_000_000 } }
