@@ -73,6 +73,7 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   } catch (err) {
     await rm(partial, { force: true })
     if (err instanceof BundleError) return (io.err(err.message), 1)
+    if ((err as { code?: unknown }).code !== undefined) return (io.err(`cannot write ${file}: ${(err as Error).message}`), 1)
     throw err
   } finally {
     await deps.close()

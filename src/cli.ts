@@ -11,7 +11,7 @@ import { serve } from './serve'
 import { StoreOpenError } from './serve-backends'
 import { COPY_HELP, copyCommand } from './copy-command'
 import { SYNC_HELP, syncCommand } from './sync-command'
-import { prepareDataDir } from './data-dir'
+import { DataDirError, prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { version as VERSION } from '../package.json'
@@ -155,7 +155,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     io.err(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; run "registry-mirror --help"`)
     return 2
   } catch (err) {
-    if (err instanceof AppError || err instanceof StoreOpenError) return (io.err(err.message), 1)
+    if (err instanceof AppError || err instanceof StoreOpenError || err instanceof DataDirError) return (io.err(err.message), 1)
+    // The file system refusing a path given (an export's FILE in a missing directory, no permission): its own words.
+    if (err instanceof Error && /^E[A-Z]+$/.test(String((err as { code?: unknown }).code))) return (io.err(err.message), 1)
     if (err instanceof UsageError) {
       for (const line of err.message.split('\n')) io.err(line)
       return 2

@@ -1,6 +1,6 @@
 /** Drives the compiled executable over real HTTP on 127.0.0.1, the way the publishing CLI and the manager do. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
@@ -149,6 +149,36 @@ describe('the compiled binary', () => {
         expect(err).toMatch(/^cannot open the store in .+: the store has schema version 999, written by a newer registry-mirror;/)
       }
       expect(new Database(join(dir, 'registry.db')).query('pragma user_version').get()).toEqual({ user_version: 999 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a data directory that cannot be one, an export to a missing directory and files that are no bundle: one line each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-paths-'))
+    try {
+      const file = join(dir, 'a-file')
+      writeFileSync(file, '')
+      writeFileSync(
+        join(dir, 'random.bin'),
+        new Uint8Array(100).map((_, i) => (i * 73 + 11) % 256),
+      )
+      writeFileSync(join(dir, 'spaces.txt'), ' '.repeat(100_000))
+      const data = join(dir, 'data')
+      const cases: [args: string[], message: RegExp][] = [
+        [['users', 'list', '--data', file], /^cannot use .+a-file as the data directory: EEXIST/],
+        [['audit', '--data', file], /^cannot use .+a-file as the data directory/],
+        [['serve', '--port', '0', '--data', file], /^cannot use .+a-file as the data directory/],
+        [['export', '--data', data, join(dir, 'missing', 'out.tar')], /^cannot write .+out\.tar: ENOENT/],
+        [['import', '--data', data, join(dir, 'random.bin')], /^not a registry-mirror bundle: /],
+        [['import', '--data', data, join(dir, 'spaces.txt')], /^not a registry-mirror bundle: /],
+      ]
+      for (const [args, message] of cases) {
+        const run = Bun.spawnSync([BIN, ...args])
+        const err = run.stderr.toString()
+        expect({ args, code: run.exitCode, lines: err.trimEnd().split('\n').length }).toEqual({ args, code: 1, lines: 1 })
+        expect(err).toMatch(message)
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -148,11 +148,18 @@ async function* members(open: () => NodeJS.ReadableStream) {
   const source = open()
   source.on('error', (err) => extract.destroy(err))
   source.pipe(extract as unknown as NodeJS.WritableStream)
-  for await (const raw of extract) {
-    const entry = raw as typeof raw & AsyncIterable<Uint8Array>
-    if (entry.header.type !== 'file')
-      throw new BundleError(`the bundle holds a ${entry.header.type} (${entry.header.name}); only files belong in it`)
-    yield entry
+  try {
+    for await (const raw of extract) {
+      const entry = raw as typeof raw & AsyncIterable<Uint8Array>
+      if (entry.header.type !== 'file')
+        throw new BundleError(`the bundle holds a ${entry.header.type} (${entry.header.name}); only files belong in it`)
+      yield entry
+    }
+  } catch (err) {
+    // The tar reader's own words on bytes that are no tar (a zip, random bytes, a file cut short); a file that cannot
+    // be read keeps its code (the command says which file).
+    if (err instanceof BundleError || (err as { code?: unknown }).code !== undefined) throw err
+    throw new BundleError(`not a registry-mirror bundle: ${(err as Error).message}`)
   }
 }
 
