@@ -4,6 +4,7 @@ import { rename, rm } from 'node:fs/promises'
 import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
+import { existingStoreFile } from './data-dir'
 import type { Io } from './io'
 import { plural } from './domain/plural'
 import { createProgressBar, formatBytes } from './progress'
@@ -52,6 +53,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   const file = files[0]!
   const backends = backendsOf(flags, io)
   if (!backends) return 2
+  // What is exported must be there: a mistyped --data is said, not exported as an empty registry.
+  if (!backends.database) existingStoreFile(backends.data)
   const deps = await openDataDeps(backends, { logLevel: 'error' })
   const partial = `${file}.partial`
   try {

@@ -104,7 +104,7 @@ export async function credentialsCommand(
   sub: string,
   argv: string[],
   io: Io,
-  storeOf: (flags: Flags) => string,
+  storeOf: (flags: Flags, opts?: { create?: boolean }) => string,
 ): Promise<number | undefined> {
   const help = command === 'users' ? USERS_HELP : TOKENS_HELP
   const run = async (strings: string[], booleans: string[], positionals: number, body: (flags: Flags, args: string[]) => Promise<void>) => {
@@ -124,7 +124,7 @@ export async function credentialsCommand(
         isAdmin: flags.admin === true,
         expiresInDays: expiresInDays(flags),
       }
-      io.out(await withDeps(storeOf(flags), (deps) => createUser(deps, CLI_ACTOR, input)))
+      io.out(await withDeps(storeOf(flags, { create: true }), (deps) => createUser(deps, CLI_ACTOR, input)))
     })
   if (key === 'users list')
     return run([], ['json'], 0, async (flags) => {

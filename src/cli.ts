@@ -11,7 +11,7 @@ import { serve } from './serve'
 import { StoreOpenError } from './serve-backends'
 import { COPY_HELP, copyCommand } from './copy-command'
 import { SYNC_HELP, syncCommand } from './sync-command'
-import { DataDirError, prepareDataDir } from './data-dir'
+import { DataDirError, existingStoreFile, prepareDataDir } from './data-dir'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { version as VERSION } from '../package.json'
@@ -78,11 +78,15 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
   return parseCommandArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags
 }
 
-/** Where a command's store is: --database (a PostgreSQL URL), else registry.db in the data directory. */
-function storeOf(flags: Flags, io: Io): string {
+/**
+ * Where a command's store is: --database (a PostgreSQL URL), else registry.db in the data directory, which only a
+ * command that `create`s may make; the others need one there.
+ */
+function storeOf(flags: Flags, io: Io, opts: { create?: boolean } = {}): string {
   const database = (flags.database as string | undefined) ?? io.env[envName('database')]
   if (database) return database
-  return join(prepareDataDir((flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default), 'registry.db')
+  const dir = (flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default
+  return opts.create ? join(prepareDataDir(dir), 'registry.db') : existingStoreFile(dir)
 }
 
 function fixtureCommand(argv: string[], io: Io): number {
@@ -138,7 +142,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (command === 'version' || command === '--version' || command === '-v') return (io.out(`registry-mirror ${VERSION}`), 0)
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
-      const code = await credentialsCommand(command, sub, rest, io, (flags) => storeOf(flags, io))
+      const code = await credentialsCommand(command, sub, rest, io, (flags, opts) => storeOf(flags, io, opts))
       if (code !== undefined) return code
     }
     if (command === 'fixture') return fixtureCommand(sub === undefined ? [] : [sub, ...rest], io)

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig } from './config'
+import { existingStoreFile } from './data-dir'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
 import { openStoreAt, s3Settings } from './serve-backends'
@@ -44,8 +45,9 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
   try {
     // Archives first: the bucket is content-addressed, so a run that fails later leaves nothing wrong behind and
     // the next one skips what arrived. The rows then go in one transaction: all of them or none.
+    const source = existingStoreFile(config.data)
     const archives = config.storage ? await copyArchives(config) : 0
-    from = await openStoreAt(join(config.data, 'registry.db'))
+    from = await openStoreAt(source)
     to = await openStoreAt(config.database)
     const counts = await copyStore(from, to)
     // Signed URLs handed out before the move stay valid: the instances sign with the same key.

@@ -1,5 +1,6 @@
 /** The data directory holds emails, token hashes and the signing key: only its owner may read it. */
-import { chmodSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 
 /** The data directory cannot be made or used (a file in its place, no permission): one line for the operator. */
 export class DataDirError extends Error {}
@@ -14,4 +15,17 @@ export function prepareDataDir(dir: string): string {
     throw new DataDirError(`cannot use ${dir} as the data directory: ${(err as Error).message}`)
   }
   return dir
+}
+
+/**
+ * The store file of a data directory that must hold a registry already (a command that reads one, or changes what is
+ * in it): a mistyped --data is said, rather than answered from a new, empty store made there.
+ */
+export function existingStoreFile(dir: string): string {
+  const path = join(dir, 'registry.db')
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new DataDirError(`cannot use ${dir} as the data directory: it is not a directory`)
+  if (!existsSync(path))
+    throw new DataDirError(`no registry in ${dir}: it has no registry.db (is --data right? "serve" or "users create" makes one)`)
+  return path
 }

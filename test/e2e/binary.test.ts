@@ -1,6 +1,6 @@
 /** Drives the compiled executable over real HTTP on 127.0.0.1, the way the publishing CLI and the manager do. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
@@ -154,7 +154,7 @@ describe('the compiled binary', () => {
     }
   })
 
-  test('a data directory that cannot be one, an export to a missing directory and files that are no bundle: one line each', async () => {
+  test('a mistyped or impossible data directory, an export to a missing directory and files that are no bundle: one line each', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-paths-'))
     try {
       const file = join(dir, 'a-file')
@@ -165,8 +165,18 @@ describe('the compiled binary', () => {
       )
       writeFileSync(join(dir, 'spaces.txt'), ' '.repeat(100_000))
       const data = join(dir, 'data')
+      expect(Bun.spawnSync([BIN, 'users', 'create', '--id', 'x', '--email', 'x@x', '--name', 'X', '--data', data]).exitCode).toBe(0)
+      const typo = join(dir, 'dta')
       const cases: [args: string[], message: RegExp][] = [
-        [['users', 'list', '--data', file], /^cannot use .+a-file as the data directory: EEXIST/],
+        [['users', 'list', '--data', typo], /^no registry in .+dta: it has no registry\.db/],
+        [['tokens', 'list', '--user', 'x', '--data', typo], /^no registry in .+dta/],
+        [['audit', '--data', typo], /^no registry in .+dta/],
+        [['export', '--data', typo, join(dir, 'out.tar')], /^no registry in .+dta/],
+        [['users', 'list', '--data', file], /^cannot use .+a-file as the data directory: it is not a directory/],
+        [
+          ['users', 'create', '--id', 'y', '--email', 'y@y', '--name', 'Y', '--data', file],
+          /^cannot use .+a-file as the data directory: EEXIST/,
+        ],
         [['audit', '--data', file], /^cannot use .+a-file as the data directory/],
         [['serve', '--port', '0', '--data', file], /^cannot use .+a-file as the data directory/],
         [['export', '--data', data, join(dir, 'missing', 'out.tar')], /^cannot write .+out\.tar: ENOENT/],
@@ -179,6 +189,8 @@ describe('the compiled binary', () => {
         expect({ args, code: run.exitCode, lines: err.trimEnd().split('\n').length }).toEqual({ args, code: 1, lines: 1 })
         expect(err).toMatch(message)
       }
+      // Nothing made where --data was mistyped.
+      expect(existsSync(typo)).toBe(false)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
