@@ -6,13 +6,12 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { MAX_JSON_DEPTH, MAX_OBJECT_JSON } from '../../src/domain/json-bounds'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
+import { nestedJson as nested } from '../support/nested-json'
 
 let t: TestApp
 beforeEach(async () => (t = await makeTestApp()))
 afterEach(() => t.cleanup())
 
-/** JSON text of an object nested `levels` deep (built as text: JSON.stringify would overflow on it too). */
-const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{"a":1}${'}'.repeat(levels - 1)}`
 /** A node body whose translations are the given JSON text. */
 const nodeWith = (id: string, translations: string) => `{"id":"${id}","name":"N","translations":${translations}}`
 /** Translations of `keys` languages, each a short name: about 28 characters of JSON a key. */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { findVideoTaskByTaskId, updateVideoTask } from '../../src/store/video'
+import { nestedJson } from '../support/nested-json'
 import { alice, call, fake, start, t, useVideoSuite } from '../support/video-suite'
 
 useVideoSuite()
@@ -22,8 +23,7 @@ const poll = (taskId: string) => call('GET', `/proxy/vidu/tasks/${taskId}/creati
 describe('a hostile report', () => {
   test('nested 60,000 levels deep: 400 at once, the task as it was', async () => {
     const { task_id } = (await start()).body
-    const deep = `${'{"a":'.repeat(59_999)}{"a":1}${'}'.repeat(59_999)}`
-    const res = await call('POST', callbackPath(), { body: `{"id":"${task_id}","state":"success","extra":${deep}}` })
+    const res = await call('POST', callbackPath(), { body: `{"id":"${task_id}","state":"success","extra":${nestedJson(60_000)}}` })
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('nests deeper than')
     expect(await stored()).toMatchObject({ task_id, state: 'created' })

@@ -2,9 +2,10 @@
 import { describe, expect, test } from 'bun:test'
 import { MAX_JSON_DEPTH, MAX_OBJECT_JSON, nestsWithin, objectProblem } from '../../src/domain/json-bounds'
 import { parseUpstreamNode } from '../../src/domain/upstream-wire'
+import { nestedJson } from '../support/nested-json'
 
-/** An object nested `levels` deep, built without recursion (parsed from text). */
-const nested = (levels: number): unknown => JSON.parse(`${'{"a":'.repeat(levels - 1)}{"a":1}${'}'.repeat(levels - 1)}`)
+/** An object nested `levels` deep, parsed from text (no recursion builds it). */
+const nested = (levels: number): unknown => JSON.parse(nestedJson(levels))
 
 describe('nestsWithin', () => {
   test('counts objects and arrays alike, a plain value being level 0', () => {
