@@ -1,7 +1,7 @@
 /** `registry-mirror export` and `import`: air-gap bundles written to, and read from, one file. */
 import { createReadStream, createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
-import { parseCommandArgs } from './cli-args'
+import { parseCommandArgs, wholeNumber } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
 import { existingStoreFile } from './data-dir'
@@ -47,8 +47,8 @@ function backendsOf(flags: Record<string, unknown>, io: Io): BackendConfig | und
 export async function exportCommand(argv: string[], io: Io): Promise<number> {
   const { flags, files } = parse(argv, ['since', ...Object.keys(BACKEND_SETTINGS)])
   if (flags.help) return (io.out(EXPORT_HELP), 0)
-  const since = flags.since === undefined ? 0 : Number(flags.since)
-  if (!Number.isSafeInteger(since) || since < 0) return (io.err(`--since: expected a serial, a whole number (got "${flags.since}")`), 2)
+  const since = flags.since === undefined ? 0 : wholeNumber(flags.since)
+  if (since === undefined) return (io.err(`--since: expected a serial, a whole number (got "${flags.since}")`), 2)
   if (files.length !== 1) return (io.err('expected one FILE to write the bundle to'), 2)
   const file = files[0]!
   const backends = backendsOf(flags, io)

@@ -30,3 +30,9 @@ export function parseCommandArgs<T extends ParseArgsConfig & { args: string[]; o
 ): ReturnType<typeof parseArgs<T>> {
   return parseArgs({ ...config, args: joinNegativeValues(config.args, config.options) })
 }
+
+/** A flag's value as a whole number written in digits only, or undefined: `Number` alone takes `''`, `1e3` and `0x10`. */
+export function wholeNumber(text: unknown): number | undefined {
+  const n = typeof text === 'string' && /^\d{1,16}$/.test(text) ? Number(text) : undefined
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined
+}

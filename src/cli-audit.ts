@@ -1,4 +1,6 @@
 /** `registry-mirror audit`: the audit log, newest first, read from the store in the data directory. */
+import { wholeNumber } from './cli-args'
+import { parseTime } from './domain/timestamps'
 import type { Io } from './io'
 import { readAudit, type AuditEntry } from './services/audit'
 import { parse, UsageError, withDeps, type Flags } from './cli-credentials'
@@ -21,15 +23,13 @@ function auditLine(e: AuditEntry): string {
 export async function auditCommand(argv: string[], io: Io, storeOf: (flags: Flags) => string): Promise<number> {
   const { flags } = parse(argv, ['since', 'limit'], ['json'])
   if (flags.help) return (io.out(AUDIT_HELP), 0)
-  const since = flags.since as string | undefined
-  if (since !== undefined && Number.isNaN(Date.parse(since))) throw new UsageError(`--since: expected an RFC 3339 time (got "${since}")`)
-  const limit = flags.limit === undefined ? 50 : Number(flags.limit)
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+  const since = flags.since === undefined ? undefined : parseTime(String(flags.since))
+  if (flags.since !== undefined && since === undefined) throw new UsageError(`--since: expected an RFC 3339 time (got "${flags.since}")`)
+  const limit = flags.limit === undefined ? 50 : wholeNumber(flags.limit)
+  if (limit === undefined || limit < 1 || limit > 1000) {
     throw new UsageError(`--limit: expected a whole number from 1 to 1000 (got "${flags.limit}")`)
   }
-  const page = await withDeps(storeOf(flags), ({ db }) =>
-    readAudit(db, { since: since === undefined ? undefined : new Date(since).toISOString(), limit }),
-  )
+  const page = await withDeps(storeOf(flags), ({ db }) => readAudit(db, { since, limit }))
   for (const entry of page.entries) io.out(flags.json ? JSON.stringify(entry) : auditLine(entry))
   return 0
 }

@@ -34,7 +34,8 @@ export function createUrlSigner(secret: string): UrlSigner {
 const SIGNED_PARAMS = new Set(['expires', 'signature'])
 
 export interface SignedQuery {
-  expires: string | undefined
+  /** The expiry in seconds, only when written exactly as the server signs it (no sign, leading zero, fraction or exponent). */
+  expires: number | undefined
   signature: string | undefined
   /** Whether the query holds a parameter the server did not sign, or repeats one it did. */
   altered: boolean
@@ -45,10 +46,16 @@ export function readSignedQuery(search: string): SignedQuery {
   const params = new URLSearchParams(search)
   const names = [...params.keys()]
   return {
-    expires: params.get('expires') ?? undefined,
+    expires: canonicalSeconds(params.get('expires')),
     signature: params.get('signature') ?? undefined,
     altered: names.length !== new Set(names).size || names.some((name) => !SIGNED_PARAMS.has(name)),
   }
+}
+
+/** `String(n)` for a positive safe integer `n` is the only spelling that reads back: `+9`, `09` and `9.0` are a change to the URL. */
+function canonicalSeconds(text: string | null): number | undefined {
+  const n = text !== null && /^[1-9]\d{0,15}$/.test(text) ? Number(text) : undefined
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined
 }
 
 /** The media type alone, lower-cased: `Application/Zip; charset=x` -> `application/zip`. */

@@ -41,14 +41,7 @@ const specs = {
     tag: 'moderation',
     auth: 'admin',
     query: v.object({
-      since: v.optional(
-        v.pipe(
-          v.string('must be given once'),
-          v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'),
-          v.transform((s) => new Date(s).toISOString()),
-          v.metadata({ openapi: { type: 'string', format: 'date-time' } }),
-        ),
-      ),
+      since: q.time,
       limit: q.int(1, 50),
       before: q.int(1, undefined),
     }),

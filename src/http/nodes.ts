@@ -25,14 +25,7 @@ const FILTERS = {
 const ListQuery = v.object({
   ...FILTERS,
   node_id: q.many,
-  timestamp: v.optional(
-    v.pipe(
-      v.string('must be given once'),
-      v.check((s) => !Number.isNaN(Date.parse(s)), 'must be an RFC 3339 date-time'),
-      v.transform((s) => new Date(s).toISOString()),
-      v.metadata({ openapi: { type: 'string', format: 'date-time' } }),
-    ),
-  ),
+  timestamp: q.time,
 })
 
 const HostNodesSchema = v.object({ node_id: v.string(), version: v.string(), host_nodes: v.array(v.string()) })

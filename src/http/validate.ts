@@ -2,6 +2,7 @@
 import type { Context } from 'hono'
 import * as v from 'valibot'
 import { nulPath } from '../domain/nul'
+import { parseTime } from '../domain/timestamps'
 import { AppError, unsupportedMediaType } from '../errors'
 
 type Schema = v.GenericSchema<unknown, unknown>
@@ -99,6 +100,18 @@ export const q = {
       v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
       v.transform((s) => s === 'true' || s === '1'),
       doc<boolean>({ type: 'boolean' }),
+    ),
+  ),
+  /** A date or date-time (`2026-01-02`, `2026-01-02T03:04:05.678Z`; UTC when it names no zone), given once, as our wire form. */
+  time: v.optional(
+    v.pipe(
+      v.string('must be given once'),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const time = parseTime(dataset.value)
+        if (time === undefined) return (addIssue({ message: 'must be an RFC 3339 date or date-time' }), NEVER)
+        return time
+      }),
+      v.metadata({ openapi: { type: 'string', format: 'date-time' } }),
     ),
   ),
   text: v.optional(v.pipe(first, v.trim(), v.maxLength(500, 'must be at most 500 characters'), doc<string>({ type: 'string' }))),

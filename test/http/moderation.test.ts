@@ -257,7 +257,8 @@ describe('GET /admin/audit', () => {
   test('403 for anyone but an admin; 400 for a bad since or limit', async () => {
     expect(errorOf(await t.call('GET', '/admin/audit', { token: alice }))).toBe('403 not_admin')
     expect(errorOf(await t.call('GET', '/admin/audit'))).toBe('401 unauthorized')
-    expect(errorOf(await t.call('GET', '/admin/audit?since=yesterday', { token: ada }))).toBe('400 bad_request')
+    for (const since of ['yesterday', '0', '2026-13-01'])
+      expect(errorOf(await t.call('GET', `/admin/audit?since=${since}`, { token: ada }))).toBe('400 bad_request')
     expect(errorOf(await t.call('GET', '/admin/audit?limit=0', { token: ada }))).toBe('400 bad_request')
   })
 })

@@ -265,7 +265,14 @@ describe('GET /nodes and /nodes/search (paging)', () => {
     await publish(t, { pat, node: 'b', version: '2.0.0' })
     const changed = await t.call('GET', '/nodes?timestamp=2026-02-01T00:00:00Z')
     expect(changed.body.nodes.map((n: { id: string }) => n.id)).toEqual(['b'])
-    expect((await t.call('GET', '/nodes?timestamp=yesterday')).status).toBe(400)
+    // A date alone and a time without a zone are UTC, whatever the server's zone.
+    expect((await t.call('GET', '/nodes?timestamp=2026-02-01')).body.nodes.map((n: { id: string }) => n.id)).toEqual(['b'])
+    expect((await t.call('GET', '/nodes?timestamp=2026-03-01T00:00:00')).body.nodes).toEqual([])
+    for (const bad of ['yesterday', '0', '1 March 2026', '2026-02-30', '2026-02-01T00:00:00Z&timestamp=2026-02-02']) {
+      const res = await t.call('GET', `/nodes?timestamp=${bad}`)
+      expect(res.status).toBe(400)
+      expect(res.body.message).toStartWith('timestamp: ')
+    }
     expect((await t.call('GET', '/nodes?comfyui_version=1.0&form_factor=desktop-win')).status).toBe(200)
   })
 })

@@ -259,6 +259,9 @@ describe('signed upload PUT', () => {
   test.each([
     ['a tampered path', (u: URL) => (u.pathname = u.pathname.replace('1.0.0', '1.0.1'))],
     ['a tampered expiry', (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 60))],
+    ['the same expiry with a plus sign', (u: URL) => u.searchParams.set('expires', `+${u.searchParams.get('expires')}`)],
+    ['the same expiry with a leading zero', (u: URL) => u.searchParams.set('expires', `0${u.searchParams.get('expires')}`)],
+    ['the same expiry as a decimal', (u: URL) => u.searchParams.set('expires', `${u.searchParams.get('expires')}.0`)],
     ['a tampered signature', (u: URL) => u.searchParams.set('signature', 'a'.repeat(64))],
     ['no signature', (u: URL) => u.searchParams.delete('signature')],
     ['an added parameter', (u: URL) => (u.search += '&x=1')],

@@ -125,8 +125,9 @@ describe('runCli', () => {
     expect(await runCli(create, days.io)).toBe(2)
     expect(days.err).toEqual(['--expires: expected a whole number of days from 1 to 36500 (got "-3")'])
     const since = io()
-    expect(await runCli(['export', '--since', '-1', '--data', tmp(), 'out.bundle'], since.io)).toBe(2)
-    expect(since.err).toEqual(['--since: expected a serial, a whole number (got "-1")'])
+    for (const bad of ['-1', '1e3', '0x10', ''])
+      expect(await runCli(['export', '--since', bad, '--data', tmp(), 'out.bundle'], since.io)).toBe(2)
+    expect(since.err).toEqual(['-1', '1e3', '0x10', ''].map((bad) => `--since: expected a serial, a whole number (got "${bad}")`))
     const concurrency = io()
     expect(await runCli(['sync', '--from', 'http://127.0.0.1:9', '--concurrency', '-3', '--data', tmp()], concurrency.io)).toBe(2)
     expect(concurrency.err).toEqual(['--concurrency: expected a whole number from 1 to 64 (got "-3")'])
@@ -279,7 +280,10 @@ describe('users promote|demote|ban|unban and audit', () => {
       /^\d{4}-\d\d-\d\dT[\d:.]+Z  -@cli  user\.demote  user:alice  \{"admin":true,"status":"active"\} -> \{"admin":false,"status":"active"\}$/,
     )
     expect((await run('audit', '--since', '2999-01-01')).out).toEqual([])
-    expect((await run('audit', '--since', 'soon')).code).toBe(2)
+    for (const since of ['soon', '0', '1 May 2026', '2026-02-30', '2026-01-02T25:00'])
+      expect((await run('audit', '--since', since)).code).toBe(2)
+    expect((await run('audit', '--since', '2026-01-02')).code).toBe(0)
+    for (const limit of ['1e2', '0x10', '', '2.0']) expect((await run('audit', '--limit', limit)).code).toBe(2)
     expect((await run('audit', '--limit', '0')).code).toBe(2)
   })
 

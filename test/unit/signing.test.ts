@@ -30,8 +30,8 @@ describe('createUrlSigner', () => {
   })
 
   test('readSignedQuery: expires and signature once each, anything else is an altered URL', () => {
-    expect(readSignedQuery('?expires=1&signature=ab')).toEqual({ expires: '1', signature: 'ab', altered: false })
-    expect(readSignedQuery('expires=1&signature=ab')).toEqual({ expires: '1', signature: 'ab', altered: false })
+    expect(readSignedQuery('?expires=1&signature=ab')).toEqual({ expires: 1, signature: 'ab', altered: false })
+    expect(readSignedQuery('expires=1900000000&signature=ab')).toEqual({ expires: 1_900_000_000, signature: 'ab', altered: false })
     expect(readSignedQuery('')).toEqual({ expires: undefined, signature: undefined, altered: false })
     for (const query of [
       'expires=1&signature=ab&x=1',
@@ -41,6 +41,23 @@ describe('createUrlSigner', () => {
       'expires=1&signature=ab&=',
     ]) {
       expect(readSignedQuery(query).altered).toBe(true)
+    }
+  })
+
+  test('readSignedQuery: an expiry spelt otherwise than the server signs it reads as none', () => {
+    for (const spelling of [
+      '+1900000000',
+      '01900000000',
+      '1900000000.0',
+      '1.9e9',
+      ' 1900000000',
+      '0',
+      '-1',
+      '0x71',
+      '',
+      '99999999999999999',
+    ]) {
+      expect(readSignedQuery(`expires=${encodeURIComponent(spelling)}&signature=ab`).expires).toBeUndefined()
     }
   })
 
