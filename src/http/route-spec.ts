@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import * as v from 'valibot'
+import { requireAdmin, requireUser, type Actor } from '../services/access'
 import type { ErrorBody } from './errors'
 import type { Env } from './identity'
 import { jsonBody, queryParams } from './validate'
@@ -38,6 +39,13 @@ export interface RouteSpec<Q extends Schema | undefined = Schema | undefined, B 
 
 export const SPEC = Symbol('route-spec')
 
+/**
+ * The caller a route needs, checked before its handler reads anything: a missing or bad token is 401 (and a
+ * non-admin 403) before a malformed or oversized body is looked at, so an anonymous caller cannot make the server
+ * parse a body it would refuse anyway. Handlers still check what depends on the target (roles, bans).
+ */
+const CALLER_CHECKS: Partial<Record<Auth, (actor: Actor) => unknown>> = { bearer: requireUser, admin: requireAdmin }
+
 export type SpecifiedRoute<Q extends Schema | undefined, B extends Schema | undefined> = MiddlewareHandler & {
   [SPEC]: RouteSpec<Q, B>
   /** The validated query string (400 naming the parameter otherwise). */
@@ -50,12 +58,15 @@ export function route<Q extends Schema | undefined = undefined, B extends Schema
   spec: RouteSpec<Q, B>,
 ): SpecifiedRoute<Q, B> {
   const errorBody = spec.errorBody
-  const middleware: MiddlewareHandler<Env> = errorBody
-    ? async (c, next) => {
-        c.set('errorBody', errorBody)
-        await next()
-      }
-    : async (_c, next) => next()
+  const guard = CALLER_CHECKS[spec.auth]
+  const middleware: MiddlewareHandler<Env> =
+    errorBody || guard
+      ? async (c, next) => {
+          if (errorBody) c.set('errorBody', errorBody)
+          guard?.(c.var.actor)
+          await next()
+        }
+      : async (_c, next) => next()
   return Object.assign(middleware, {
     [SPEC]: spec,
     query: (c: Context) => queryParams(c, spec.query ?? v.object({})),

@@ -430,6 +430,37 @@ describe('permission matrix of a read-only registry (--read-only)', () => {
   }
 })
 
+describe('a refused caller is refused before the body is read', () => {
+  // The refusals that depend on no target: no user, and for moderation, not an admin. A malformed body gets the
+  // same cell, so an anonymous caller learns nothing from the body's checks and cannot make the server parse one.
+  // Publishing is not here: its credential may be the body's personal_access_token.
+  const FIRST = new Set([NO_USER.anonymous, NOT_ADMIN])
+  const cells = ROUTES.filter((r) => !r.name.includes('/versions (bearer)')).flatMap((route) =>
+    CALLERS.filter((c) => FIRST.has(route.expect[c])).map((caller) => ({ route, caller })),
+  )
+  let shared: World
+  beforeAll(async () => (shared = await makeWorld()))
+  afterAll(() => shared.t.cleanup())
+  test('covers the writes of users and of admins', () => {
+    const names = new Set(cells.map((x) => x.route.name))
+    for (const name of [
+      'POST /publishers',
+      'PUT /publishers/{p}/nodes/{n}',
+      'POST /publishers/{p}/ban',
+      'PUT /admin/nodes/{n}/versions/{v}',
+    ]) {
+      expect(names).toContain(name)
+    }
+  })
+  for (const { route, caller } of cells) {
+    test(`${route.name}, ${caller}, malformed JSON: ${route.expect[caller]}`, async () => {
+      const { method, path } = route.request(shared, caller)
+      const res = await shared.t.call(method, path, { token: shared.token[caller], body: '{"broken' })
+      expect(cell(route, res)).toBe(route.expect[caller])
+    })
+  }
+})
+
 describe('acting on one publisher through the path of another', () => {
   test("an owner cannot edit another publisher's version through their own publisher's path (404)", async () => {
     world = await makeWorld()
