@@ -31,10 +31,12 @@ const OBJECT_TYPES = new Set(['object', 'loose_object', 'strict_object', 'object
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
- * The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type a 415, and a body that
- * is not a JSON object where the schema is one a 400.
+ * The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type or a compressed body a
+ * 415 (unread), and a body that is not a JSON object where the schema is one a 400.
  */
 export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const coding = c.req.header('content-encoding')?.trim().toLowerCase()
+  if (coding && coding !== 'identity') throw unsupportedMediaType(`send the body uncompressed: Content-Encoding ${coding} is not accepted`)
   const text = await c.req.text()
   if (!text.trim()) return parseWith(schema, {}, 'body.')
   const type = c.req.header('content-type') ?? ''

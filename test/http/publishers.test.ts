@@ -99,7 +99,7 @@ describe('POST /publishers', () => {
     expect((await t.call('GET', '/users/publishers', { token })).body).toHaveLength(5)
   })
 
-  test('malformed JSON is a 400 and another content type a 415', async () => {
+  test('malformed JSON is a 400, and another content type or a compressed body a 415', async () => {
     const token = await addUser(t, 'alice')
     const bad = await t.call('POST', '/publishers', { token, body: '{"id": "acme",' })
     expect(bad.status).toBe(400)
@@ -111,6 +111,17 @@ describe('POST /publishers', () => {
     })
     expect(form.status).toBe(415)
     expect(form.body.error).toBe('unsupported_media_type')
+    const gzipped = await t.call('POST', '/publishers', {
+      token,
+      body: Bun.gzipSync(JSON.stringify({ id: 'acme', name: 'Acme' })),
+      headers: { 'content-encoding': 'gzip' },
+    })
+    expect(gzipped).toMatchObject({
+      status: 415,
+      body: { error: 'unsupported_media_type', message: 'send the body uncompressed: Content-Encoding gzip is not accepted' },
+    })
+    const plain = { token, body: { id: 'acme', name: 'Acme' }, headers: { 'content-encoding': 'identity' } }
+    expect((await t.call('POST', '/publishers', plain)).status).toBe(201)
   })
 
   test('a JSON body that is not an object (an array, a number, a string, null) is a 400 on every write route, and changes nothing', async () => {
