@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import type { NodeFields } from '../store/nodes'
 import { boundedObject } from '../domain/json-bounds'
-import { defined, str, strList } from './fields'
+import { defined, httpUrlOrEmpty, str, strList } from './fields'
 
 const license = v.nullish(v.union([v.string(), boundedObject()], 'must be a string'))
 
@@ -24,7 +24,9 @@ export const nodeEntries = {
   license,
   icon: str(2000),
   banner_url: str(2000),
-  repository: str(2000),
+  // The node manager git-clones it for nightly installs and front ends link it: `--upload-pack=…`, `ext::…` or
+  // `javascript:` would reach them as an argument or a link.
+  repository: httpUrlOrEmpty(2000),
   category: str(200),
   tags: strList(50, 100),
   ...platformFields,

@@ -54,6 +54,34 @@ describe('POST /publishers/{p}/nodes', () => {
   })
 })
 
+describe("a node's repository", () => {
+  test('must be an http(s) URL or empty, on creation, on edit and in a publish: clients clone and link it', async () => {
+    const token = alice
+    for (const repository of [
+      'javascript:alert(1)',
+      '--upload-pack=touch /tmp/x',
+      'ext::sh -c touch% /tmp/x',
+      'git@github.com:a/b',
+      'file:///etc',
+      'https://github.com/a b',
+    ]) {
+      const created = await t.call('POST', '/publishers/acme/nodes', { token, body: { id: 'pack', repository } })
+      expect(created).toMatchObject({ status: 400, body: { message: 'body.repository: must be an http(s) URL' } })
+      const published = await publish(t, { pat, node: 'pack', version: '1.0.0', nodeFields: { repository } })
+      expect(published.status).toBe(400)
+    }
+    expect((await t.call('GET', '/nodes/pack')).status).toBe(404)
+    for (const repository of ['https://github.com/a/b', 'http://git.internal/a/b', '']) {
+      expect((await t.call('POST', '/publishers/acme/nodes', { token, body: { id: `ok-${repository.length}`, repository } })).status).toBe(
+        201,
+      )
+    }
+    const edit = await t.call('PUT', '/publishers/acme/nodes/ok-22', { token, body: { repository: 'javascript:alert(1)' } })
+    expect(edit.status).toBe(400)
+    expect((await t.call('GET', '/nodes/ok-22')).body.repository).toBe('https://github.com/a/b')
+  })
+})
+
 describe('PUT /publishers/{p}/nodes/{n}', () => {
   test("applies the sent fields (what the web front end's edit form sends), shows them in reads and search at once", async () => {
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { addresses, escaped, HOSTILE, pack, PAGES, pageOf, seedPages } from '../support/web-pages'
 import { writeDocuments } from '../../src/services/node-documents'
+import { loadFixture } from '../../src/services/fixture'
 
 let t: TestApp
 afterEach(async () => {
@@ -294,12 +295,14 @@ describe('the node page', () => {
         description: HOSTILE,
         author: HOSTILE,
         tags: [HOSTILE],
-        repository: 'javascript:alert(3)',
         license: HOSTILE,
       },
       versionFields: { changelog: HOSTILE, dependencies: [HOSTILE] },
       bytes: pack([HOSTILE, 'Quote"Class']),
     })
+    // The API takes only http(s) repositories; a mirrored node or a fixture may hold any text.
+    const fixture = { nodes: [{ id: 'evil-pack', publisher: 'acme', repository: 'javascript:alert(3)' }] }
+    expect(await loadFixture(t.deps, JSON.stringify(fixture))).toMatchObject({ ok: true })
     for (const path of [
       '/-/nodes/evil-pack',
       '/?search=evil',
