@@ -37,6 +37,17 @@ const publicUrl = v.pipe(
     return !/[?#]/.test(s) && !url.username && !url.password && !url.pathname.startsWith('//')
   }, 'expected http(s)://HOST[:PORT][/PATH], without a query, fragment, user or password'),
 )
+/**
+ * An upstream to mirror: its address is shown in /ready, the pages, the logs and the sync's output and kept in the
+ * store, so a user and password in it would be shown to anyone (registries are read without credentials).
+ */
+const upstreamUrl = v.pipe(
+  httpUrl,
+  v.check((s) => {
+    const url = new URL(s)
+    return !url.username && !url.password
+  }, 'expected http(s)://HOST[:PORT][/PATH] without a user or password (the address is shown in /ready, the pages and the logs)'),
+)
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
 const postgresUrl = v.pipe(
   v.string(),
@@ -202,7 +213,7 @@ export const SETTINGS = {
     help: 'least severe log level written',
   },
   'sync-from': {
-    schema: httpUrl,
+    schema: upstreamUrl,
     default: undefined,
     help: 'keep this registry in step with an upstream (another registry-mirror, or the public registry)',
   },
@@ -218,7 +229,7 @@ export const SETTINGS = {
 /** Settings of the `sync` command; each shares its environment variable with the matching `serve --sync-*` setting. */
 export const SYNC_SETTINGS = {
   from: {
-    schema: httpUrl,
+    schema: upstreamUrl,
     default: undefined,
     env: 'sync-from',
     help: 'the upstream: another registry-mirror, or the public registry (required)',

@@ -1,6 +1,6 @@
 /** The settings table: defaults, environment and flags, one line per problem, backends and the video provider. */
 import { describe, expect, test } from 'bun:test'
-import { loadConfig } from '../../src/config'
+import { loadConfig, SYNC_SETTINGS } from '../../src/config'
 
 describe('loadConfig', () => {
   test('defaults, environment, and flags over environment', () => {
@@ -72,6 +72,17 @@ describe('loadConfig', () => {
         `--public-url: expected http(s)://HOST[:PORT][/PATH], without a query, fragment, user or password (got "${shown}")`,
       ]),
     )
+  })
+})
+
+describe('upstream settings', () => {
+  test('an upstream address with a user or password is refused, masked, for serve and sync: it is shown to anyone', () => {
+    const wanted = '(the address is shown in /ready, the pages and the logs) (got "http://admin:***@127.0.0.1:9/m")'
+    const serve = loadConfig({ flags: { 'sync-from': 'http://admin:S3CRET@127.0.0.1:9/m' }, env: {} }).problems
+    expect(serve).toEqual([`--sync-from: expected http(s)://HOST[:PORT][/PATH] without a user or password ${wanted}`])
+    const sync = loadConfig({ flags: { from: 'http://admin:S3CRET@127.0.0.1:9/m' }, env: {} }, SYNC_SETTINGS).problems
+    expect(sync).toEqual([`--from: expected http(s)://HOST[:PORT][/PATH] without a user or password ${wanted}`])
+    expect(loadConfig({ flags: { 'sync-from': 'http://127.0.0.1:9/m' }, env: {} }).config!['sync-from']).toBe('http://127.0.0.1:9/m')
   })
 })
 
