@@ -31,6 +31,11 @@ const CASES: [string, string, string[]][] = [
   ['not JSON, on a later line', '{\n  "users": [],\n}', ['line 3, column 1: not valid JSON: Property name must be a string literal']],
   ['not an object', '[]', ['must be a JSON object']],
   [
+    'translations nested 100,000 levels deep, a NUL at the bottom',
+    edited((f) => (f.nodes[0].translations = { de: 'DEEP' })).replace('"DEEP"', `${'['.repeat(100_000)}"\\u0000"${']'.repeat(100_000)}`),
+    [`nodes.0.translations.de.${'0.'.repeat(100_000)}: text may not hold a NUL character (\\u0000)`.replace('.: ', ': ')],
+  ],
+  [
     'an unknown field, at any depth',
     edited((f) => ((f.nodes[0].versions[0].archive = 'x'), (f.extra = 1))),
     ['nodes[0].versions[0].archive: unknown field', 'extra: unknown field'],

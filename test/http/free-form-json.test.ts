@@ -60,4 +60,14 @@ describe('free-form objects are bounded before they are stored', () => {
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('license')
   })
+
+  test('a body nested 100,000 levels deep with a NUL at the bottom: 400 naming where, not an overflow', async () => {
+    const { token } = await aliceWithPublisher(t)
+    const deep = `${'['.repeat(100_000)}"\\u0000"${']'.repeat(100_000)}`
+    const res = await t.call('POST', '/publishers/acme/nodes', { token, body: `{"id":"deep","name":"N","translations":{"de":${deep}}}` })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toStartWith('body.translations.de.0.0.0.')
+    expect(res.body.message).toEndWith(': text may not hold a NUL character (\\u0000)')
+    expect((await t.call('GET', '/health')).status).toBe(200)
+  })
 })

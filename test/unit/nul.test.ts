@@ -13,4 +13,20 @@ describe('NUL in a parsed value', () => {
     expect(holdsNul(value)).toBe(at !== undefined)
     expect(nulPath(value)).toBe(at)
   })
+
+  test('the first NUL in document order is named, wherever later ones stand', () => {
+    expect(nulPath({ a: { b: ['ok', 'x\0'] }, c: '\0' })).toBe('a.b.1')
+    expect(nulPath({ a: 'ok', ['k\0']: 'ok', z: '\0' })).toBe('k\0')
+  })
+
+  test('a value nested 100,000 levels deep is walked without overflowing, and its path named', () => {
+    let value: unknown = { s: 'bottom\0' }
+    for (let i = 0; i < 100_000; i++) value = [value]
+    expect(holdsNul(value)).toBe(true)
+    expect(nulPath(value)).toBe(`${'0.'.repeat(100_000)}s`)
+    let clean: unknown = 'fine'
+    for (let i = 0; i < 100_000; i++) clean = { x: clean }
+    expect(holdsNul(clean)).toBe(false)
+    expect(nulPath(clean)).toBeUndefined()
+  })
 })
