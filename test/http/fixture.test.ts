@@ -172,6 +172,18 @@ describe('loading the example fixture', () => {
     expect((await t.call('GET', '/nodes/blur-pack')).body.downloads).toBe(1001)
   })
 
+  test('an archive of 8 MB loads and downloads byte for byte (its base64 is 11 MB)', async () => {
+    // Stored, not compressed: the zip is as large as its content.
+    const weights = new Uint8Array(8 * 1024 * 1024).fill(7)
+    const bytes = makeZip(samplePack([{ name: 'weights.bin', data: weights }]), { deflate: false })
+    t.deps.settings.maxUploadBytes = 16 * 1024 * 1024
+    const fixture = example()
+    fixture.nodes[0].versions.find((v: any) => v.version === '1.0.0').archive_base64 = Buffer.from(bytes).toString('base64')
+    await load(fixture)
+    const download = await t.app.request('/archives/acme/blur-pack/1.0.0/node.zip')
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(bytes)
+  })
+
   test('loaded rows enter the change feed like any write, with an audit entry', async () => {
     const before = await feedPosition(t.deps.db)
     await load()
