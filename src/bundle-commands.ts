@@ -20,8 +20,9 @@ export const IMPORT_HELP = `Usage: registry-mirror import [--data DIR | --databa
 
 Checks every SHA-256 in a bundle made by "registry-mirror export" before anything becomes visible, then applies
 it in order. Importing the same bundle again changes nothing; a bundle that starts after what was imported is
-refused, saying which --since to export with. Exit status: 0 done, 1 refused or failed (the reason is printed),
-3 done but some items were skipped (listed), 2 bad usage.`
+refused, saying which --since to export with. SIGTERM or SIGINT stops it: while it checks, nothing is applied;
+while it applies, between batches (importing the same bundle again completes it). Exit status: 0 done, 1 refused,
+failed or stopped (the reason is printed), 3 done but some items were skipped (listed), 2 bad usage.`
 
 function parse(argv: string[], names: string[]) {
   const { values, positionals } = parseCommandArgs({
@@ -92,8 +93,14 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
   if (!backends) return 2
   const deps = await openDataDeps(backends, { logLevel: 'error' })
   const bar = io.isTerminal ? createProgressBar() : undefined
+  // SIGTERM and SIGINT stop it as they stop a sync: at once while it checks, between batches while it applies.
+  const stop = new AbortController()
+  void io.stopSignal.then(() => stop.abort())
   try {
-    const summary = await importBundle(deps, () => createReadStream(file), { onProgress: bar && ((p) => bar.update(p)) })
+    const summary = await importBundle(deps, () => createReadStream(file), {
+      onProgress: bar && ((p) => bar.update(p)),
+      signal: stop.signal,
+    })
     bar?.stop()
     for (const p of summary.problems.slice(0, 20)) io.err(`skipped ${p.kind} ${p.id}: ${p.reason}`)
     const m = summary.manifest

@@ -1,6 +1,6 @@
 /** Drives the compiled executable over real HTTP on 127.0.0.1, the way the publishing CLI and the manager do. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
@@ -166,6 +166,9 @@ describe('the compiled binary', () => {
       writeFileSync(join(dir, 'spaces.txt'), ' '.repeat(100_000))
       const data = join(dir, 'data')
       expect(Bun.spawnSync([BIN, 'users', 'create', '--id', 'x', '--email', 'x@x', '--name', 'X', '--data', data]).exitCode).toBe(0)
+      expect(Bun.spawnSync([BIN, 'export', '--data', data, join(dir, 'whole.tar')]).exitCode).toBe(0)
+      const whole = readFileSync(join(dir, 'whole.tar'))
+      writeFileSync(join(dir, 'cut.tar'), whole.subarray(0, 700)) // inside the manifest
       const typo = join(dir, 'dta')
       const cases: [args: string[], message: RegExp][] = [
         [['users', 'list', '--data', typo], /^no registry in .+dta: it has no registry\.db/],
@@ -182,6 +185,9 @@ describe('the compiled binary', () => {
         [['export', '--data', data, join(dir, 'missing', 'out.tar')], /^cannot write .+out\.tar: ENOENT/],
         [['import', '--data', data, join(dir, 'random.bin')], /^not a registry-mirror bundle: /],
         [['import', '--data', data, join(dir, 'spaces.txt')], /^not a registry-mirror bundle: /],
+        [['import', '--data', data, join(dir, 'cut.tar')], /^not a registry-mirror bundle: it is cut short/],
+        // Blocks of zeros without end: a tar reader takes each for "no header" and reads on.
+        [['import', '--data', data, '/dev/zero'], /^not a registry-mirror bundle: more than \d+ bytes are outside its members/],
       ]
       for (const [args, message] of cases) {
         const run = Bun.spawnSync([BIN, ...args])
@@ -191,6 +197,36 @@ describe('the compiled binary', () => {
       }
       // Nothing made where --data was mistyped.
       expect(existsSync(typo)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('SIGTERM stops an import at once (one line, exit 1): nothing applied, nothing staged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-stop-'))
+    try {
+      const [origin, target, bundle] = [join(dir, 'origin'), join(dir, 'target'), join(dir, 'bundle.tar')]
+      for (const d of [origin, target])
+        expect(Bun.spawnSync([BIN, 'users', 'create', '--id', 'x', '--email', 'x@x', '--name', 'X', '--data', d]).exitCode).toBe(0)
+      expect(Bun.spawnSync([BIN, 'export', '--data', origin, bundle]).exitCode).toBe(0)
+      // A pipe that gives the first part of the bundle (into its manifest) and then nothing: the import waits on it when stopped.
+      const pipe = join(dir, 'pipe')
+      expect(Bun.spawnSync(['mkfifo', pipe]).exitCode).toBe(0)
+      const writer = Bun.spawn(['sh', '-c', 'exec 3>"$1"; head -c 700 "$0" >&3 && echo written && exec sleep 60', bundle, pipe])
+      const importing = Bun.spawn([BIN, 'import', '--data', target, pipe], { stderr: 'pipe' })
+      await writer.stdout.getReader().read() // the import has opened the pipe and has the first part to read
+      importing.kill('SIGTERM')
+      expect(await importing.exited).toBe(1)
+      expect(await new Response(importing.stderr).text()).toBe('the import was stopped before anything was applied\n')
+      writer.kill()
+      expect(readdirSync(join(target, 'tmp'))).toEqual([])
+      const { Database } = await import('bun:sqlite')
+      const db = new Database(join(target, 'registry.db'))
+      expect(db.query('select (select count(*) from nodes) as nodes, (select count(*) from mirror_sources) as sources').get()).toEqual({
+        nodes: 0,
+        sources: 0,
+      })
+      db.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -2,9 +2,11 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publishActive, storedBlobs, type TestApp } from '../support/app'
+import { bundleMembers, readBundle, sha256, writeBundle } from '../support/bundle-tar'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('bundle')
@@ -96,5 +98,96 @@ describe('bundles', () => {
     writeFileSync(file, bytes.subarray(0, bytes.length >> 1))
     await expect(importFrom(file)).rejects.toThrow()
     expect((await airgap.call('GET', '/nodes')).body.total).toBe(0)
+  })
+
+  test('a bad bundle is refused in one line before any row applies: nothing changes, no source is left, no file is staged', async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0' })
+    await publishActive(origin, { pat, node: 'other', version: '0.1.0' })
+    const { file: honest } = await exportTo()
+    const parts = await readBundle(honest)
+    // Two chunks, as a larger export has: a fault in the second must not leave the first applied.
+    const all = parts.rows[0]!
+    const split = { ...parts, rows: [all.slice(0, 3), all.slice(3)] }
+    const [archiveSha, archiveBytes] = [...parts.archives][0]!
+    const bytes = readFileSync(honest)
+    const cases: [what: string, members: () => Uint8Array | ReturnType<typeof bundleMembers>, message: RegExp][] = [
+      [
+        'a rows chunk twice',
+        () => bundleMembers(split, { extra: [{ name: 'rows/000000.ndjson', data: '' }] }),
+        /^the bundle holds "rows\/000000\.ndjson" twice; the bundle is damaged$/,
+      ],
+      [
+        'an archive twice',
+        () => bundleMembers(split, { extra: [{ name: `archives/${archiveSha}`, data: archiveBytes }] }),
+        /^the bundle holds "archives\/[0-9a-f]{64}" twice; the bundle is damaged$/,
+      ],
+      [
+        'a header declaring 4 GiB',
+        () => bundleMembers(split, { extra: [{ name: `archives/${'c'.repeat(64)}`, data: 'x'.repeat(4096), declaredSize: 2 ** 32 }] }),
+        /^archives\/c{64}: 4294967296 bytes, more than the upload limit \(\d+ bytes\)$/,
+      ],
+      [
+        'cut short',
+        () => bytes.subarray(0, bytes.indexOf(Buffer.from(archiveBytes.subarray(0, 64))) + 100),
+        /^not a registry-mirror bundle: it is cut short/,
+      ],
+    ]
+    for (const [what, members, message] of cases) {
+      const made = members()
+      const file = join(dirs.make(), 'b.tar')
+      if (made instanceof Uint8Array) writeFileSync(file, made)
+      else writeBundle(file, made)
+      const error = await importFrom(file).then(
+        () => undefined,
+        (err: Error) => err,
+      )
+      expect({ what, name: error?.constructor.name, message: error?.message }).toEqual({
+        what,
+        name: 'BundleError',
+        message: expect.stringMatching(message),
+      })
+      expect({ what, nodes: (await airgap.call('GET', '/nodes')).body.total }).toEqual({ what, nodes: 0 })
+      expect({ what, sources: await airgap.deps.db.selectFrom('mirror_sources').select('id').execute() }).toEqual({ what, sources: [] })
+      expect({ what, staged: [...new Bun.Glob('tmp/*').scanSync({ cwd: airgap.dir })], stored: await storedBlobs(airgap) }).toEqual({
+        what,
+        staged: [],
+        stored: [],
+      })
+    }
+    // The honest bundle split in two applies as one.
+    expect((await importFrom(writeBundle(join(dirs.make(), 'b.tar'), bundleMembers(split)))).changed).toMatchObject({
+      nodes: 2,
+      versions: 2,
+    })
+  })
+
+  test('a stop signal ends an import at once, nothing applied and nothing staged; endless input is refused', async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0' })
+    const bytes = readFileSync((await exportTo()).file)
+    const stop = new AbortController()
+    // The first part of the bundle (into its archive), then nothing more: the stop comes while the import waits.
+    const stalled = () =>
+      Readable.from(
+        (async function* () {
+          yield bytes.subarray(0, 3000)
+          stop.abort()
+          await new Promise(() => {})
+        })(),
+      )
+    await expect(importBundle(airgap.deps, stalled, { signal: stop.signal })).rejects.toThrow(
+      'the import was stopped before anything was applied',
+    )
+    expect((await airgap.call('GET', '/nodes')).body.total).toBe(0)
+    expect([...new Bun.Glob('tmp/*').scanSync({ cwd: airgap.dir })]).toEqual([])
+    // Blocks of zeros are "no header" to a tar reader, for ever (/dev/zero).
+    const zeros = () =>
+      Readable.from(
+        (function* () {
+          for (;;) yield new Uint8Array(64 * 1024)
+        })(),
+      )
+    await expect(importBundle(airgap.deps, zeros)).rejects.toThrow(
+      /^not a registry-mirror bundle: more than \d+ bytes are outside its members$/,
+    )
   })
 })

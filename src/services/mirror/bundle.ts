@@ -25,13 +25,11 @@ import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
 import { readAhead } from '../../upstream/feed-reader'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
+import { asBundleError, BundleError, ImportStopped, members, type Member } from './bundle-reader'
 import { AHEAD, followPages } from './feed-pass'
 import type { RunContext, SyncProgress, SyncSummary } from './sync'
 
-export class BundleError extends Error {
-  /** Set when the bundle holds nothing new for this registry (not a failure). */
-  nothingToDo = false
-}
+export { BundleError, ImportStopped } from './bundle-reader'
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex')
 const MAX_MEMBER_TEXT = 256 * 1024 * 1024
@@ -130,7 +128,9 @@ function webStream(entry: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array>
   })
 }
 
-async function readText(entry: AsyncIterable<Uint8Array>): Promise<{ text: string; sha256: string }> {
+async function readText(entry: Member): Promise<{ text: string; sha256: string }> {
+  // Refused on its header: a member declaring more than a text may hold is not read at all.
+  if ((entry.header.size ?? 0) > MAX_MEMBER_TEXT) throw new BundleError(`${entry.header.name}: a member of the bundle is too large`)
   const parts: Uint8Array[] = []
   let size = 0
   for await (const chunk of entry) {
@@ -142,47 +142,50 @@ async function readText(entry: AsyncIterable<Uint8Array>): Promise<{ text: strin
   return { text: bytes.toString('utf8'), sha256: sha256(bytes) }
 }
 
-/** Each member of the tar, in order (the caller reads or drains each before asking for the next). */
-async function* members(open: () => NodeJS.ReadableStream) {
-  const extract = tar.extract()
-  const source = open()
-  source.on('error', (err) => extract.destroy(err))
-  source.pipe(extract as unknown as NodeJS.WritableStream)
+function parseManifest(text: string): BundleManifest {
+  let json: unknown
   try {
-    for await (const raw of extract) {
-      const entry = raw as typeof raw & AsyncIterable<Uint8Array>
-      if (entry.header.type !== 'file')
-        throw new BundleError(`the bundle holds a ${entry.header.type} (${entry.header.name}); only files belong in it`)
-      yield entry
-    }
+    json = JSON.parse(text)
   } catch (err) {
-    // The tar reader's own words on bytes that are no tar (a zip, random bytes, a file cut short); a file that cannot
-    // be read keeps its code (the command says which file).
-    if (err instanceof BundleError || (err as { code?: unknown }).code !== undefined) throw err
-    throw new BundleError(`not a registry-mirror bundle: ${(err as Error).message}`)
+    throw new BundleError(`not a registry-mirror bundle: its manifest is not JSON (${(err as Error).message})`)
   }
+  const parsed = v.safeParse(BundleManifestSchema, json)
+  if (!parsed.success)
+    throw new BundleError(
+      `not a registry-mirror bundle of a known version (${v.getDotPath(parsed.issues[0]) ?? 'manifest'}: ${parsed.issues[0].message})`,
+    )
+  return parsed.output
 }
 
 /** Pass 1: every member's hash against the manifest, archives staged (not visible) on the way. */
-async function verify(deps: Deps, open: () => NodeJS.ReadableStream, staged: Map<string, StagedBlob>): Promise<BundleManifest> {
+async function verify(
+  deps: Deps,
+  open: () => NodeJS.ReadableStream,
+  staged: Map<string, StagedBlob>,
+  signal: AbortSignal | undefined,
+): Promise<BundleManifest> {
   const rowHashes = new Map<string, string>()
+  const sizes = new Map<string, number>()
+  const maxBytes = deps.settings.maxUploadBytes
   let manifest: BundleManifest | undefined
-  for await (const entry of members(open)) {
-    const name = entry.header.name
-    if (name === MANIFEST_NAME) {
-      const parsed = v.safeParse(BundleManifestSchema, JSON.parse((await readText(entry)).text))
-      if (!parsed.success)
-        throw new BundleError(
-          `not a registry-mirror bundle of a known version (${v.getDotPath(parsed.issues[0]) ?? 'manifest'}: ${parsed.issues[0].message})`,
-        )
-      manifest = parsed.output
-    } else if (/^rows\/\d{6}\.ndjson$/.test(name)) rowHashes.set(name, (await readText(entry)).sha256)
-    else if (/^archives\/[0-9a-f]{64}$/.test(name)) {
-      const blob = await deps.blobs.stage(webStream(entry), deps.settings.maxUploadBytes)
-      staged.set(name.slice('archives/'.length), blob)
-      if (blob.sha256 !== name.slice('archives/'.length))
-        throw new BundleError(`${name}: its bytes have SHA-256 ${blob.sha256}; the bundle is damaged`)
-    } else throw new BundleError(`unexpected member "${name}" in the bundle`)
+  try {
+    for await (const entry of members(open, signal)) {
+      const name = entry.header.name
+      if (name === MANIFEST_NAME) manifest = parseManifest((await readText(entry)).text)
+      else if (/^rows\/\d{6}\.ndjson$/.test(name)) {
+        rowHashes.set(name, (await readText(entry)).sha256)
+      } else if (/^archives\/[0-9a-f]{64}$/.test(name)) {
+        const sha = name.slice('archives/'.length)
+        const declared = entry.header.size ?? 0
+        if (declared > maxBytes) throw new BundleError(`${name}: ${declared} bytes, more than the upload limit (${maxBytes} bytes)`)
+        const blob = await deps.blobs.stage(webStream(entry), maxBytes)
+        staged.set(sha, blob)
+        if (blob.sha256 !== sha) throw new BundleError(`${name}: its bytes have SHA-256 ${blob.sha256}; the bundle is damaged`)
+        sizes.set(sha, blob.size)
+      } else throw new BundleError(`unexpected member "${name}" in the bundle`)
+    }
+  } catch (err) {
+    throw asBundleError(err)
   }
   if (!manifest) throw new BundleError('the bundle has no manifest (cut short?)')
   for (const r of manifest.rows) {
@@ -192,42 +195,46 @@ async function verify(deps: Deps, open: () => NodeJS.ReadableStream, staged: Map
   }
   if (rowHashes.size !== manifest.rows.length) throw new BundleError('the bundle holds rows its manifest does not list')
   for (const a of manifest.archives) {
-    if (staged.get(a.sha256)?.size !== a.size)
+    if (sizes.get(a.sha256) !== a.size)
       throw new BundleError(`${archiveName(a.sha256)}: missing or of the wrong size; the bundle is damaged`)
   }
-  if (staged.size !== manifest.archives.length) throw new BundleError('the bundle holds archives its manifest does not list')
+  if (sizes.size !== manifest.archives.length) throw new BundleError('the bundle holds archives its manifest does not list')
   return manifest
 }
 
 /** Pass 2: the rows again, as feed pages. */
 async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifest, now: string): AsyncGenerator<FeedPageItems> {
   let since = manifest.since
-  for await (const entry of members(open)) {
-    if (!entry.header.name.startsWith('rows/')) {
-      entry.resume()
-      continue
+  try {
+    for await (const entry of members(open)) {
+      if (!entry.header.name.startsWith('rows/')) {
+        entry.resume()
+        continue
+      }
+      const changes = (await readText(entry)).text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown)
+      const last = (changes[changes.length - 1] as { serial?: number } | undefined)?.serial ?? since
+      const envelope = v.parse(FeedEnvelopeSchema, { instance: manifest.instance, changes, next: last, head: manifest.until })
+      yield feedPageItems(envelope, since, now)
+      since = last
     }
-    const changes = (await readText(entry)).text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as unknown)
-    const last = (changes[changes.length - 1] as { serial?: number } | undefined)?.serial ?? since
-    const envelope = v.parse(FeedEnvelopeSchema, { instance: manifest.instance, changes, next: last, head: manifest.until })
-    yield feedPageItems(envelope, since, now)
-    since = last
+  } catch (err) {
+    throw asBundleError(err)
   }
 }
 
 export async function importBundle(
   deps: Deps,
   open: () => NodeJS.ReadableStream,
-  opts: { onProgress?: (p: SyncProgress) => void } = {},
+  opts: { onProgress?: (p: SyncProgress) => void; signal?: AbortSignal } = {},
 ): Promise<SyncSummary & { manifest: BundleManifest }> {
   const started = performance.now()
   const staged = new Map<string, StagedBlob>()
   let manifest: BundleManifest
   try {
-    manifest = await verify(deps, open, staged)
+    manifest = await verify(deps, open, staged, opts.signal)
     const known = await findSource(deps.db, `bundle:${manifest.instance}`)
     const have = known?.cursor_serial ?? 0
     if (known && manifest.until < have) {
@@ -243,11 +250,12 @@ export async function importBundle(
           `imported only up to serial ${have} from it: export again with --since ${have}`,
       )
     }
+    if (opts.signal?.aborted) throw new ImportStopped('the import was stopped before anything was applied')
   } catch (err) {
     for (const blob of staged.values()) await blob.discard()
     throw err
   }
-  // Every hash checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
+  // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
   for (const [sha, blob] of staged) {
     await blob.commit()
@@ -264,7 +272,12 @@ export async function importBundle(
     complete: false,
     unreachable: false,
     changed: { publishers: 0, nodes: 0, versions: 0, removed: 0 },
-    archives: { fetched: localArchives.size, bytes: [...localArchives.values()].reduce((n, a) => n + a.size, 0), refused: 0, failed: 0 },
+    archives: {
+      fetched: localArchives.size,
+      bytes: [...localArchives.values()].reduce((n, a) => n + a.size, 0),
+      refused: 0,
+      failed: 0,
+    },
     problems: [],
     seconds: 0,
   }
@@ -275,18 +288,30 @@ export async function importBundle(
     summary,
     skipped: { nodes: new Set<string>(), publishers: new Set<string>() },
     progress: (p: Partial<SyncProgress>) => opts.onProgress?.((state = { ...state, ...p })),
-    checkpoint: () => {},
+    // Between batches, as a sync stops: each batch committed with the cursor, so that the same bundle finishes it.
+    checkpoint: () => {
+      if (opts.signal?.aborted)
+        throw new ImportStopped('the import was stopped; what it applied stays, and importing the same bundle again completes it')
+    },
   } as RunContext
   const rows = pages(open, manifest, timestamp(deps))
   const next = async () =>
     (await rows.next()).value ?? { instance: manifest.instance, next: manifest.until, head: manifest.until, items: [], problems: [] }
-  const reader = readAhead(await next(), next, AHEAD)
   try {
-    await followPages(ctx, reader, { full: manifest.since === 0, startSerial: manifest.since, head: manifest.until, localArchives })
+    const reader = readAhead(await next(), next, AHEAD)
+    try {
+      await followPages(ctx, reader, {
+        full: manifest.since === 0,
+        startSerial: manifest.since,
+        head: manifest.until,
+        localArchives,
+      })
+    } finally {
+      reader.close()
+    }
   } finally {
-    reader.close()
+    await rows.return(undefined)
   }
-  await rows.return(undefined)
   await updateSource(deps.db, id, { cursor_serial: manifest.until, last_success_at: timestamp(deps), last_error: '' })
   summary.complete = true
   summary.seconds = (performance.now() - started) / 1000
