@@ -108,9 +108,37 @@ describe('bundles', () => {
     // Two chunks, as a larger export has: a fault in the second must not leave the first applied.
     const all = parts.rows[0]!
     const split = { ...parts, rows: [all.slice(0, 3), all.slice(3)] }
+    const serials = all.map((r) => r.serial as number)
     const [archiveSha, archiveBytes] = [...parts.archives][0]!
+    const at = (chunk: number, i: number, change: Record<string, unknown>) =>
+      split.rows.map((c, n) => (n === chunk ? c.map((r, j) => (j === i ? { ...r, ...change } : r)) : c))
     const bytes = readFileSync(honest)
     const cases: [what: string, members: () => Uint8Array | ReturnType<typeof bundleMembers>, message: RegExp][] = [
+      [
+        'second chunk not JSON',
+        () => bundleMembers(split, { raw: { 1: 'not json\n' } }),
+        /^rows\/000001\.ndjson, line 1: not JSON \(.+\); the bundle is damaged$/,
+      ],
+      [
+        'a serial that is no number',
+        () => bundleMembers({ ...split, rows: at(1, 0, { serial: 'x' }) }),
+        /^rows\/000001\.ndjson, entry 1: serial: .+; the bundle is damaged$/,
+      ],
+      [
+        'serials out of order',
+        () => bundleMembers({ ...split, rows: at(1, 1, { serial: serials[0] }) }),
+        new RegExp(`^rows/000001\\.ndjson: the serials are out of order at ${serials[0]}; the bundle is damaged$`),
+      ],
+      [
+        'until past the rows',
+        () => bundleMembers(split, { manifest: { until: 2 ** 53 - 1 } }),
+        /^the manifest says the rows end at serial 9007199254740991, but they end at \d+; the bundle is damaged$/,
+      ],
+      [
+        'until before the rows',
+        () => bundleMembers(split, { manifest: { until: 1 } }),
+        /^the manifest says the rows end at serial 1, but they end at \d+; the bundle is damaged$/,
+      ],
       [
         'a rows chunk twice',
         () => bundleMembers(split, { extra: [{ name: 'rows/000000.ndjson', data: '' }] }),

@@ -1,8 +1,8 @@
 /**
  * Air-gap bundles (tar, via tar-stream). Export writes a consistent snapshot (one read transaction) of the
  * change feed, or the changes after a serial, with the archives stored here. Import checks every member's
- * SHA-256 before anything becomes visible, refuses a gap in a series of incremental bundles, then applies the
- * rows in order through the same code as a feed sync (so it is idempotent and resumable).
+ * SHA-256 and every row before anything becomes visible, refuses a gap in a series of incremental bundles, then
+ * applies the rows in order through the same code as a feed sync (so it is idempotent and resumable).
  */
 import { once } from 'node:events'
 import { pipeline } from 'node:stream/promises'
@@ -26,6 +26,7 @@ import { readAhead } from '../../upstream/feed-reader'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
 import { asBundleError, BundleError, ImportStopped, members, type Member } from './bundle-reader'
+import { parseRows, RowsSeen } from './bundle-rows'
 import { AHEAD, followPages } from './feed-pass'
 import type { RunContext, SyncProgress, SyncSummary } from './sync'
 
@@ -157,7 +158,10 @@ function parseManifest(text: string): BundleManifest {
   return parsed.output
 }
 
-/** Pass 1: every member's hash against the manifest, archives staged (not visible) on the way. */
+/**
+ * Pass 1: every member's hash against the manifest, every row parsed and checked (nothing is applied before all
+ * are), archives staged (not visible) on the way.
+ */
 async function verify(
   deps: Deps,
   open: () => NodeJS.ReadableStream,
@@ -165,6 +169,7 @@ async function verify(
   signal: AbortSignal | undefined,
 ): Promise<BundleManifest> {
   const rowHashes = new Map<string, string>()
+  const rows = new RowsSeen()
   const sizes = new Map<string, number>()
   const maxBytes = deps.settings.maxUploadBytes
   let manifest: BundleManifest | undefined
@@ -173,7 +178,9 @@ async function verify(
       const name = entry.header.name
       if (name === MANIFEST_NAME) manifest = parseManifest((await readText(entry)).text)
       else if (/^rows\/\d{6}\.ndjson$/.test(name)) {
-        rowHashes.set(name, (await readText(entry)).sha256)
+        const { text, sha256 } = await readText(entry)
+        rowHashes.set(name, sha256)
+        rows.add(name, parseRows(name, text))
       } else if (/^archives\/[0-9a-f]{64}$/.test(name)) {
         const sha = name.slice('archives/'.length)
         const declared = entry.header.size ?? 0
@@ -199,11 +206,13 @@ async function verify(
       throw new BundleError(`${archiveName(a.sha256)}: missing or of the wrong size; the bundle is damaged`)
   }
   if (sizes.size !== manifest.archives.length) throw new BundleError('the bundle holds archives its manifest does not list')
+  rows.checkManifest(manifest)
   return manifest
 }
 
-/** Pass 2: the rows again, as feed pages. */
+/** Pass 2: the rows again, as feed pages (checked in pass 1; their hashes again, in case the file changed since). */
 async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifest, now: string): AsyncGenerator<FeedPageItems> {
+  const hashes = new Map(manifest.rows.map((r) => [r.name, r.sha256]))
   let since = manifest.since
   try {
     for await (const entry of members(open)) {
@@ -211,11 +220,10 @@ async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifes
         entry.resume()
         continue
       }
-      const changes = (await readText(entry)).text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as unknown)
-      const last = (changes[changes.length - 1] as { serial?: number } | undefined)?.serial ?? since
+      const { text, sha256 } = await readText(entry)
+      if (hashes.get(entry.header.name) !== sha256) throw new BundleError(`${entry.header.name}: the bundle changed while it was imported`)
+      const changes = parseRows(entry.header.name, text)
+      const last = changes[changes.length - 1]?.serial ?? since
       const envelope = v.parse(FeedEnvelopeSchema, { instance: manifest.instance, changes, next: last, head: manifest.until })
       yield feedPageItems(envelope, since, now)
       since = last
