@@ -107,7 +107,8 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     const c = summary.changed
     io.out(
       `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${plural(c.publishers, 'publisher')}, ${plural(c.nodes, 'node')}, ` +
-        `${plural(c.versions, 'version')} changed, ${c.removed} removed; ${plural(m.archives.length, 'archive')}; ` +
+        `${plural(c.versions, 'version')} changed, ${c.removed} removed; ${plural(m.archives.length, 'archive')}` +
+        `${summary.archives.refused ? ` (${summary.archives.refused} refused by the archive check)` : ''}; ` +
         `${plural(summary.problems.length, 'problem')}; next bundle: export --since ${m.until}`,
     )
     return summary.problems.length ? 3 : 0

@@ -100,6 +100,33 @@ describe('bundles', () => {
     expect((await airgap.call('GET', '/nodes')).body.total).toBe(0)
   })
 
+  test('an archive the archive check refuses is not stored: its version comes without it, reported as a sync reports it', async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0' })
+    const parts = await readBundle((await exportTo()).file)
+    const cases = {
+      slip: {
+        bytes: makeZip([...samplePack(), { name: '../../x.py', data: 'print(1)' }]),
+        reason: /^invalid archive: .*"\.\.\/\.\.\/x\.py" has an unsafe path$/,
+      },
+      bytes: {
+        bytes: new TextEncoder().encode('#!/bin/sh\necho no zip\n'.repeat(10)),
+        reason: /^invalid archive: not a zip or tar\.gz archive$/,
+      },
+    }
+    for (const { bytes, reason } of Object.values(cases)) {
+      const sha = sha256(bytes)
+      const rows = parts.rows.map((chunk) => chunk.map((r) => (r.archive ? { ...r, archive: { sha256: sha, size: bytes.byteLength } } : r)))
+      const file = writeBundle(join(dirs.make(), 'b.tar'), bundleMembers({ ...parts, rows, archives: new Map([[sha, bytes]]) }))
+      const result = await importFrom(file)
+      expect(result.archives).toMatchObject({ fetched: 0, refused: 1 })
+      expect(result.problems).toEqual([{ kind: 'archive', id: 'pack@1.0.0', reason: expect.stringMatching(reason) }])
+      expect((await airgap.call('GET', '/nodes/pack')).body.latest_version.version).toBe('1.0.0')
+      expect((await airgap.app.request('/archives/acme/pack/1.0.0/node.zip')).status).toBe(404)
+      expect(await storedBlobs(airgap)).toEqual([])
+      expect([...new Bun.Glob('tmp/*').scanSync({ cwd: airgap.dir })]).toEqual([])
+    }
+  })
+
   test('a bad bundle is refused in one line before any row applies: nothing changes, no source is left, no file is staged', async () => {
     await publishActive(origin, { pat, node: 'pack', version: '1.0.0' })
     await publishActive(origin, { pat, node: 'other', version: '0.1.0' })

@@ -180,6 +180,10 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
       // Bytes carried here (an import): they become the version's archive, unless another one is pinned.
       const local = v.archiveSha256 ? b.opts.localArchives?.get(v.archiveSha256) : undefined
       const pinned = pinnedHere.get(v.id)
+      const refused = v.archiveSha256 ? b.opts.refusedArchives?.get(v.archiveSha256) : undefined
+      // As a sync refuses an archive that fails the check: the version has no archive here, and it is reported.
+      if (refused && !pinned)
+        b.result.problems.push({ kind: 'archive', id: `${v.node_id}@${v.version}`, reason: `invalid archive: ${refused}` })
       if (local && pinned && pinned !== v.archiveSha256) {
         problem(`the archive carried here (SHA-256 ${v.archiveSha256}) is not the one pinned here (${pinned}): refused`)
       } else if (local && !pinned) {

@@ -24,6 +24,8 @@ export interface ApplyOptions {
   completeVersionLists?: ReadonlySet<string>
   /** Archive bytes present here by SHA-256 (an import's): versions announcing one of them get it as their archive. */
   localArchives?: ReadonlyMap<string, { size: number; format: 'zip' | 'tar.gz' }>
+  /** Archive bytes carried here that the archive check refused (an import's), by SHA-256, with why: reported, never stored. */
+  refusedArchives?: ReadonlyMap<string, string>
   /** Ids skipped in earlier batches of the run: what depends on them is skipped too. */
   skipped: { nodes: Set<string>; publishers: Set<string> }
   /** Runs last, in the same transaction (a sync stores its cursor here, so that state and cursor move together). */

@@ -1,10 +1,12 @@
 /**
  * Air-gap bundles (tar, via tar-stream). Export writes a consistent snapshot (one read transaction) of the
  * change feed, or the changes after a serial, with the archives stored here. Import checks every member's
- * SHA-256 and every row before anything becomes visible, refuses a gap in a series of incremental bundles, then
- * applies the rows in order through the same code as a feed sync (so it is idempotent and resumable).
+ * SHA-256, every row and every archive (as a sync checks one) before anything becomes visible, refuses a gap in
+ * a series of incremental bundles, then applies the rows in order through the same code as a feed sync (so it is
+ * idempotent and resumable).
  */
 import { once } from 'node:events'
+import { inspectArchive } from '../../archive/inspect'
 import { pipeline } from 'node:stream/promises'
 import tar from 'tar-stream'
 import * as v from 'valibot'
@@ -158,19 +160,28 @@ function parseManifest(text: string): BundleManifest {
   return parsed.output
 }
 
+/** What the first pass found: the manifest, the archives that passed the check (staged), and those refused, with why. */
+interface Verified {
+  manifest: BundleManifest
+  formats: Map<string, 'zip' | 'tar.gz'>
+  refused: Map<string, string>
+}
+
 /**
  * Pass 1: every member's hash against the manifest, every row parsed and checked (nothing is applied before all
- * are), archives staged (not visible) on the way.
+ * are), archives staged (not visible) and checked on the way as a sync checks the archives it fetches.
  */
 async function verify(
   deps: Deps,
   open: () => NodeJS.ReadableStream,
   staged: Map<string, StagedBlob>,
   signal: AbortSignal | undefined,
-): Promise<BundleManifest> {
+): Promise<Verified> {
   const rowHashes = new Map<string, string>()
   const rows = new RowsSeen()
   const sizes = new Map<string, number>()
+  const formats = new Map<string, 'zip' | 'tar.gz'>()
+  const refused = new Map<string, string>()
   const maxBytes = deps.settings.maxUploadBytes
   let manifest: BundleManifest | undefined
   try {
@@ -189,6 +200,13 @@ async function verify(
         staged.set(sha, blob)
         if (blob.sha256 !== sha) throw new BundleError(`${name}: its bytes have SHA-256 ${blob.sha256}; the bundle is damaged`)
         sizes.set(sha, blob.size)
+        const inspection = await inspectArchive(blob.localPath, deps.settings.archiveLimits)
+        if (inspection.ok) formats.set(sha, inspection.format)
+        else {
+          refused.set(sha, inspection.reason)
+          staged.delete(sha)
+          await blob.discard()
+        }
       } else throw new BundleError(`unexpected member "${name}" in the bundle`)
     }
   } catch (err) {
@@ -207,7 +225,7 @@ async function verify(
   }
   if (sizes.size !== manifest.archives.length) throw new BundleError('the bundle holds archives its manifest does not list')
   rows.checkManifest(manifest)
-  return manifest
+  return { manifest, formats, refused }
 }
 
 /** Pass 2: the rows again, as feed pages (checked in pass 1; their hashes again, in case the file changed since). */
@@ -240,9 +258,10 @@ export async function importBundle(
 ): Promise<SyncSummary & { manifest: BundleManifest }> {
   const started = performance.now()
   const staged = new Map<string, StagedBlob>()
-  let manifest: BundleManifest
+  let verified: Verified
   try {
-    manifest = await verify(deps, open, staged, opts.signal)
+    verified = await verify(deps, open, staged, opts.signal)
+    const { manifest } = verified
     const known = await findSource(deps.db, `bundle:${manifest.instance}`)
     const have = known?.cursor_serial ?? 0
     if (known && manifest.until < have) {
@@ -263,12 +282,12 @@ export async function importBundle(
     for (const blob of staged.values()) await blob.discard()
     throw err
   }
+  const { manifest, formats, refused } = verified
   // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
   for (const [sha, blob] of staged) {
     await blob.commit()
-    const head = new Uint8Array(await (await deps.blobs.open(sha))!.slice(0, 2).arrayBuffer())
-    localArchives.set(sha, { size: blob.size, format: head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip' })
+    localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
   }
   const id = `bundle:${manifest.instance}`
   const source = await ensureSource(deps.db, id, 'bundle', timestamp(deps))
@@ -283,7 +302,7 @@ export async function importBundle(
     archives: {
       fetched: localArchives.size,
       bytes: [...localArchives.values()].reduce((n, a) => n + a.size, 0),
-      refused: 0,
+      refused: refused.size,
       failed: 0,
     },
     problems: [],
@@ -313,6 +332,7 @@ export async function importBundle(
         startSerial: manifest.since,
         head: manifest.until,
         localArchives,
+        refusedArchives: refused,
       })
     } finally {
       reader.close()

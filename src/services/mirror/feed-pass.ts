@@ -42,7 +42,13 @@ export async function feedPass(ctx: RunContext): Promise<void> {
 export async function followPages(
   ctx: RunContext,
   pages: FeedReader,
-  opts: { full: boolean; startSerial: number; head: number; localArchives?: ApplyOptions['localArchives'] },
+  opts: {
+    full: boolean
+    startSerial: number
+    head: number
+    localArchives?: ApplyOptions['localArchives']
+    refusedArchives?: ApplyOptions['refusedArchives']
+  },
 ): Promise<void> {
   const { deps, source, summary } = ctx
   const full = opts.full
@@ -90,6 +96,7 @@ export async function followPages(
       passMark,
       skipped: ctx.skipped,
       localArchives: opts.localArchives,
+      refusedArchives: opts.refusedArchives,
       finish: async (db: Store, r) => {
         const oldest = r.held.reduce((min, v) => Math.min(min, serialOf.get(v) ?? min), Number.POSITIVE_INFINITY)
         const cursor = Number.isFinite(oldest) ? Math.min(pageEnd, oldest - 1) : pageEnd
