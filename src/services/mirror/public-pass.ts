@@ -18,43 +18,69 @@ import { addProblems, type RunContext } from './sync'
 /** Incremental runs read again what changed this long before the last run started (clock skew, slow commits). */
 export const OVERLAP_MS = 60 * 60_000
 
+/**
+ * Version lists held at once: each reply may be as large as the client's cap (64 MB), so a page is read and
+ * applied in groups of at most this many lists rather than all its (up to 1,000) nodes' lists together.
+ */
+export const VERSION_LISTS_AT_ONCE = 8
+
 interface Plan {
   entry: PublicNode
+  /** Whether its versions are to be read. */
+  needed: boolean
   versions?: VersionItem[]
 }
 
-/** Which nodes of a page need their versions read, and which latest versions their host node names. */
-async function readVersions(ctx: RunContext, nodes: PublicNode[], passMark: string | undefined): Promise<Plan[]> {
-  const { deps, opts } = ctx
-  const db = deps.db
-  const ids = nodes.map((n) => n.node.id)
-  const checked = await listNodesChecked(db, ids)
+/** Which nodes of a page need their versions read (new, their latest version changed, or not yet seen by the full pass). */
+async function planPage(ctx: RunContext, nodes: PublicNode[], passMark: string | undefined): Promise<Plan[]> {
+  const db = ctx.deps.db
+  const checked = await listNodesChecked(
+    db,
+    nodes.map((n) => n.node.id),
+  )
   const latestIds = nodes.flatMap((n) => (n.latest ? [n.latest.id] : []))
   const known = new Map(
     latestIds.length
       ? (await db.selectFrom('node_versions').select(['id', 'status']).where('id', 'in', latestIds).execute()).map((r) => [r.id, r.status])
       : [],
   )
-  return Promise.all(
-    nodes.map(async (entry): Promise<Plan> => {
-      const seenInPass = passMark !== undefined && checked.get(entry.node.id) === passMark
-      const latestKnown = entry.latest
-        ? known.has(entry.latest.id) && entry.latest.status.toLowerCase().endsWith(known.get(entry.latest.id)!)
-        : true
-      const needed = passMark !== undefined ? !seenInPass : !checked.has(entry.node.id) || !latestKnown
-      if (!needed) return { entry }
-      ctx.checkpoint()
-      const read = await fetchVersions(opts.http, opts.from, entry.node.id, timestamp(deps))
-      if (!read) return { entry }
-      addProblems(ctx, read.problems)
-      const latest = pickLatest(read.versions.filter((v) => v.status === 'active'))
-      if (latest) {
-        const origin = await findOrigin(db, 'version', latest.id)
-        if (!origin?.mirror_host_nodes_at) latest.hostNodes = await fetchHostNodeNames(opts.http, opts.from, entry.node.id, latest.version)
-      }
-      return { entry, versions: read.versions }
-    }),
-  )
+  return nodes.map((entry) => {
+    const seenInPass = passMark !== undefined && checked.get(entry.node.id) === passMark
+    const latestKnown = entry.latest
+      ? known.has(entry.latest.id) && entry.latest.status.toLowerCase().endsWith(known.get(entry.latest.id)!)
+      : true
+    return { entry, needed: passMark !== undefined ? !seenInPass : !checked.has(entry.node.id) || !latestKnown }
+  })
+}
+
+/** The plans in groups holding at most VERSION_LISTS_AT_ONCE lists to read (always one group, maybe empty). */
+function inGroups(plans: Plan[]): Plan[][] {
+  const groups: Plan[][] = [[]]
+  let reads = 0
+  for (const p of plans) {
+    if (p.needed && reads === VERSION_LISTS_AT_ONCE) {
+      groups.push([])
+      reads = 0
+    }
+    groups[groups.length - 1]!.push(p)
+    if (p.needed) reads++
+  }
+  return groups
+}
+
+/** A node's versions, and the host node names of its latest active version when not read before. */
+async function readVersions(ctx: RunContext, plan: Plan): Promise<void> {
+  const { deps, opts } = ctx
+  const id = plan.entry.node.id
+  const read = await fetchVersions(opts.http, opts.from, id, timestamp(deps))
+  if (!read) return
+  addProblems(ctx, read.problems)
+  const latest = pickLatest(read.versions.filter((v) => v.status === 'active'))
+  if (latest) {
+    const origin = await findOrigin(deps.db, 'version', latest.id)
+    if (!origin?.mirror_host_nodes_at) latest.hostNodes = await fetchHostNodeNames(opts.http, opts.from, id, latest.version)
+  }
+  plan.versions = read.versions
 }
 
 export async function publicPass(ctx: RunContext): Promise<void> {
@@ -74,31 +100,13 @@ export async function publicPass(ctx: RunContext): Promise<void> {
     pages = read.totalPages
     ctx.progress({ phase: 'metadata', total: read.total })
     addProblems(ctx, read.problems)
-    const plans = await readVersions(ctx, read.nodes, passMark)
-    const items: MirrorItem[] = []
-    for (const p of plans) {
-      items.push({ kind: 'node', data: p.entry.node, publisher: p.entry.publisher })
-      for (const v of p.versions ?? []) items.push({ kind: 'version', data: v })
+    // Read and applied a group at a time, so that only a group's version lists are held (see VERSION_LISTS_AT_ONCE).
+    for (const [i, group] of inGroups(await planPage(ctx, read.nodes, passMark)).entries()) {
+      ctx.checkpoint()
+      await Promise.all(group.filter((p) => p.needed).map((p) => readVersions(ctx, p)))
+      // Nodes skipped for a problem are not gone: a full pass keeps them (marked once, with the page's first group).
+      await applyGroup(ctx, group, passMark, i === 0 ? read.problems.map((p) => p.id) : [])
     }
-    const complete = new Set(plans.filter((p) => p.versions).map((p) => p.entry.node.id))
-    const result = await applyItems(deps, items, {
-      sourceId: source.id,
-      passMark,
-      completeVersionLists: complete,
-      skipped: ctx.skipped,
-      finish: async (db) => {
-        // Nodes skipped for a problem are not gone: a full pass keeps them.
-        if (passMark)
-          await touchOrigins(
-            db,
-            'node',
-            read.problems.map((p) => p.id),
-            passMark,
-          )
-      },
-    })
-    addProblems(ctx, result.problems)
-    for (const k of ['publishers', 'nodes', 'versions', 'removed'] as const) summary.changed[k] += result.changed[k]
     done += read.nodes.length + read.problems.length
     ctx.progress({ done })
     if (!read.nodes.length && !read.problems.length) break
@@ -109,6 +117,26 @@ export async function publicPass(ctx: RunContext): Promise<void> {
     full_pass_started_at: null,
     runs_since_full: full ? 0 : source.runs_since_full + 1,
   })
+}
+
+/** Applies a group's nodes and the versions read for them, in one transaction; `keep` are ids a full pass keeps. */
+async function applyGroup(ctx: RunContext, plans: Plan[], passMark: string | undefined, keep: string[]): Promise<void> {
+  const items: MirrorItem[] = []
+  for (const p of plans) {
+    items.push({ kind: 'node', data: p.entry.node, publisher: p.entry.publisher })
+    for (const v of p.versions ?? []) items.push({ kind: 'version', data: v })
+  }
+  const result = await applyItems(ctx.deps, items, {
+    sourceId: ctx.source.id,
+    passMark,
+    completeVersionLists: new Set(plans.filter((p) => p.versions).map((p) => p.entry.node.id)),
+    skipped: ctx.skipped,
+    finish: async (db) => {
+      if (passMark && keep.length) await touchOrigins(db, 'node', keep, passMark)
+    },
+  })
+  addProblems(ctx, result.problems)
+  for (const k of ['publishers', 'nodes', 'versions', 'removed'] as const) ctx.summary.changed[k] += result.changed[k]
 }
 
 /** Nodes a full pass did not list: asked for once more (paging a live list can miss one), then removed if gone. */
