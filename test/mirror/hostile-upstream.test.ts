@@ -1,5 +1,6 @@
 /** Mirroring from an upstream that is hostile rather than flaky: what it sends must cost neither the run nor our memory. */
 import { afterEach, describe, expect, test } from 'bun:test'
+import { makeZip } from '../support/archives'
 import { makeTestApp, type TestApp } from '../support/app'
 import { sync } from '../support/mirror'
 import { fakeNodes, startPublicUpstream, type PublicUpstream } from '../support/public-upstream'
@@ -26,5 +27,29 @@ describe('memory', () => {
     const summary = await sync(mirror, upstream.url)
     expect(summary).toMatchObject({ complete: true, problems: [], changed: { nodes: 3 * VERSION_LISTS_AT_ONCE } })
     expect(await firstStored).toBeDefined()
+  })
+})
+
+describe('archives', () => {
+  test('an archive over the upload limit is refused and reported; the run completes and the others are stored', async () => {
+    upstream = startPublicUpstream(fakeNodes(2, 1))
+    const big = upstream.nodes[0]!
+    big.versions[0]!.archive = makeZip([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(60_000)) }])
+    mirror = await makeTestApp({ settings: { maxUploadBytes: 50_000 } })
+    const summary = await sync(mirror, upstream.url, { archives: 'eager' })
+    expect(summary).toMatchObject({ complete: true, archives: { fetched: 1, refused: 1, failed: 0 } })
+    expect(summary.problems).toEqual([
+      { kind: 'archive', id: `${big.id}@1.0.0`, reason: 'archive is larger than the limit of 50000 bytes' },
+    ])
+    const kept = upstream.nodes[1]!
+    expect((await mirror.call('GET', `/nodes/${kept.id}/install?version=1.0.0`)).status).toBe(200)
+    // A full pass checking the stored archive, now too large upstream, refuses it the same way and keeps the pinned bytes.
+    kept.versions[0]!.archive = big.versions[0]!.archive
+    const full = await sync(mirror, upstream.url, { archives: 'eager', full: true })
+    expect(full).toMatchObject({ complete: true, archives: { refused: 2, failed: 0 } })
+    expect(full.problems.map((p) => p.reason)).toContain(
+      'the upstream now serves other bytes: archive is larger than the limit of 50000 bytes',
+    )
+    expect((await mirror.call('GET', `/nodes/${kept.id}/install?version=1.0.0`)).status).toBe(200)
   })
 })

@@ -68,6 +68,19 @@ async function bindArchive(
   })
 }
 
+/**
+ * The upstream's bytes staged in the blob store, or why they were not: an archive over the upload limit is refused
+ * like an invalid one (reported, tried again by a full pass), not a failure that ends the run.
+ */
+async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promise<StagedBlob | { tooLarge: string }> {
+  try {
+    return await deps.blobs.stage(body, deps.settings.maxUploadBytes)
+  } catch (err) {
+    if (err instanceof AppError && err.status === 413) return { tooLarge: err.message }
+    throw err
+  }
+}
+
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
 export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
@@ -83,10 +96,11 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
     return { stored: true, bytes: 0 }
   }
   const fetched = await http.download(t.url, async (body, res) => ({
-    staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes),
+    staged: await stageArchive(deps, body),
     etag: res.headers.get('etag'),
   }))
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
+  if ('tooLarge' in fetched.staged) return refuse(deps, t, fetched.staged.tooLarge)
   const { staged, etag } = fetched as { staged: StagedBlob; etag: string | null }
   try {
     if (t.sha256 && staged.sha256 !== t.sha256) {
@@ -120,11 +134,12 @@ export async function verifyArchive(
 ): Promise<ArchiveOutcome> {
   const fetched = await http.download(
     t.url,
-    async (body, res) => ({ staged: await deps.blobs.stage(body, deps.settings.maxUploadBytes), etag: res.headers.get('etag') }),
+    async (body, res) => ({ staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
     { headers: t.etag ? { 'if-none-match': t.etag } : {} },
   )
   let etag = t.etag
   if (!('notModified' in fetched)) {
+    if ('tooLarge' in fetched.staged) return refuse(deps, t, `the upstream now serves other bytes: ${fetched.staged.tooLarge}`)
     const { staged, etag: sent } = fetched as { staged: StagedBlob; etag: string | null }
     await staged.discard()
     if (staged.sha256 !== t.sha256) {
