@@ -53,3 +53,20 @@ describe('archives', () => {
     expect((await mirror.call('GET', `/nodes/${kept.id}/install?version=1.0.0`)).status).toBe(200)
   })
 })
+
+describe('ids', () => {
+  test('two nodes of one page whose ids differ only in case: the first is mirrored, the other reported', async () => {
+    upstream = startPublicUpstream(fakeNodes(3, 1))
+    const [first, clash, other] = upstream.nodes
+    clash!.id = first!.id.toUpperCase()
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url)
+    expect(summary).toMatchObject({ complete: true, changed: { nodes: 2, versions: 2 } })
+    expect(summary.problems).toEqual([
+      { kind: 'node', id: clash!.id, reason: `a node "${first!.id}" comes first from the upstream (ids are unique ignoring case)` },
+      { kind: 'version', id: clash!.versions[0]!.id, reason: `its node "${clash!.id}" was skipped` },
+    ])
+    expect((await mirror.call('GET', `/nodes/${first!.id}`)).body.name).toBe(first!.name)
+    expect((await mirror.call('GET', `/nodes/${other!.id}`)).status).toBe(200)
+  })
+})

@@ -152,15 +152,19 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
     ).map((n) => [n.normalized_id, n]),
   )
   const inserts: Record<string, unknown>[] = []
+  // Ids in this batch by their lower case: the first of two differing only in case is kept, as one stored would be.
+  const batchIds = new Map<string, string>()
   for (const n of lastById(items)) {
     await breathe()
     const cur = current.get(n.id.toLowerCase())
+    const first = batchIds.get(n.id.toLowerCase()) ?? (batchIds.set(n.id.toLowerCase(), n.id), n.id)
     const origin = originOf(cur)
     const skip = (reason: string) => {
       b.opts.skipped.nodes.add(n.id)
       b.result.problems.push({ kind: 'node', id: n.id, reason })
     }
     if (cur && cur.id !== n.id) skip(`a node "${cur.id}" exists here (ids are unique ignoring case)`)
+    else if (first !== n.id) skip(`a node "${first}" comes first from the upstream (ids are unique ignoring case)`)
     else if (cur && !origin) skip('a local node has this id; the upstream one is not mirrored')
     else if (b.opts.skipped.publishers.has(n.publisher_id)) skip(`its publisher "${n.publisher_id}" was skipped`)
     else if (!publishers.has(n.publisher_id)) skip(`its publisher "${n.publisher_id}" is not known`)
