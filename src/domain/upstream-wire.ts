@@ -16,18 +16,26 @@ const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)))
 const texts = v.nullish(v.pipe(v.array(v.pipe(v.string(), v.maxLength(SHORT_TEXT))), v.maxLength(10_000)))
 const number = v.nullish(v.pipe(v.number(), v.finite()))
 
-const USABLE_ID = /^[^/\\\s\u0000-\u001f\u007f]+$/
+// `.` and `..` are refused too: as path segments, URLs normalise them away (`/nodes/./versions` is `/nodes/versions`).
+const USABLE_ID = /^(?!\.\.?$)[^/\\\s\u0000-\u001f\u007f]+$/
+const DOT_SEGMENT = /^\.\.?$/
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** A name that can stand in a URL path segment and a table key: no slashes, spaces or control characters. */
+/** A name that can stand in a URL path segment and a table key: no slashes, spaces, control characters or dot segments. */
 export const EntityId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(USABLE_ID, 'is not a usable id'))
 const UUID = v.pipe(v.string(), v.regex(UUID_TEXT, 'is not a UUID'))
-const VersionText = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))
+const VersionText = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1),
+  v.maxLength(100),
+  v.check((x) => !DOT_SEGMENT.test(x), 'is a dot segment'),
+)
 
 // The same rules as in-place checks (the version only when it needs no trimming: else valibot trims it).
 const isEntityId: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 200 && USABLE_ID.test(x)
 const isUuid: FieldCheck = (x) => typeof x === 'string' && UUID_TEXT.test(x)
-const isVersionText: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 100 && x.trim() === x
+const isVersionText: FieldCheck = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 100 && x.trim() === x && !DOT_SEGMENT.test(x)
 
 /**
  * Each entry of a wire schema, loosened by its type (nested entities are left to the caller), and beside it the

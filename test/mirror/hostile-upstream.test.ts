@@ -69,4 +69,25 @@ describe('ids', () => {
     expect((await mirror.call('GET', `/nodes/${first!.id}`)).body.name).toBe(first!.name)
     expect((await mirror.call('GET', `/nodes/${other!.id}`)).status).toBe(200)
   })
+
+  test('"." and ".." as node, publisher or version ids are reported and skipped (URLs would drop them); the rest is mirrored', async () => {
+    upstream = startPublicUpstream(fakeNodes(5, 1))
+    const [dot, dotdot, byDots, withDots, fine] = upstream.nodes
+    dot!.id = '.'
+    dotdot!.id = '..'
+    byDots!.publisher = '..'
+    withDots!.versions[0]!.version = '..'
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url)
+    expect(summary).toMatchObject({ complete: true, changed: { nodes: 2, versions: 1 } })
+    expect(summary.problems).toEqual([
+      { kind: 'node', id: '.', reason: 'malformed node: id: is not a usable id' },
+      { kind: 'node', id: '..', reason: 'malformed node: id: is not a usable id' },
+      { kind: 'node', id: byDots!.id, reason: 'malformed node: publisher: id: is not a usable id' },
+      { kind: 'version', id: withDots!.versions[0]!.id, reason: `malformed version of "${withDots!.id}": version: is a dot segment` },
+    ])
+    expect((await mirror.call('GET', `/nodes/${fine!.id}/versions`)).body).toHaveLength(1)
+    const stored = await mirror.deps.db.selectFrom('publishers').select('id').where('id', 'in', ['.', '..']).execute()
+    expect(stored).toEqual([])
+  })
 })
