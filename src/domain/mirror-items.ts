@@ -20,6 +20,7 @@ export interface PublisherItem {
   source_code_repo: string
   logo: string
   status: 'active' | 'banned'
+  /** '' when the upstream gives none (or no readable one): the stored time stays, a new row gets now. */
   created_at: string
 }
 
@@ -48,6 +49,7 @@ export interface NodeItem {
   rating: number
   status: 'active' | 'banned' | 'deleted'
   status_detail: string
+  /** As PublisherItem's. */
   created_at: string
 }
 
@@ -67,6 +69,7 @@ export interface VersionItem {
   supported_hostui_frontend_version: string
   tags: string[]
   tags_admin: string[]
+  /** As PublisherItem's. */
   created_at: string
   /** Where the upstream serves the archive ('' when it has none). */
   archiveUrl: string
@@ -119,7 +122,7 @@ const NODE_NAMES = statusNames(NODE_STATUS)
 const VERSION_NAMES = statusNames(VERSION_STATUS)
 const EXTRACT_NAMES = statusNames({ pending: 'pending', success: 'success', failed: 'failed' } as const)
 
-export function publisherItem(p: UpstreamPublisher, now: string): PublisherItem {
+export function publisherItem(p: UpstreamPublisher): PublisherItem {
   return {
     id: p.id,
     name: str(p, 'name') || p.id,
@@ -129,11 +132,11 @@ export function publisherItem(p: UpstreamPublisher, now: string): PublisherItem 
     source_code_repo: str(p, 'source_code_repo'),
     logo: str(p, 'logo'),
     status: status(PUBLISHER_NAMES, str(p, 'status'), 'active'),
-    created_at: normalizeTime(p.createdAt, now),
+    created_at: normalizeTime(p.createdAt, ''),
   }
 }
 
-export function nodeItem(n: UpstreamNode, publisherId: string, now: string): NodeItem {
+export function nodeItem(n: UpstreamNode, publisherId: string): NodeItem {
   const translations = n.translations
   return {
     id: n.id,
@@ -160,11 +163,11 @@ export function nodeItem(n: UpstreamNode, publisherId: string, now: string): Nod
     rating: Math.max(0, num(n, 'rating')),
     status: status(NODE_NAMES, str(n, 'status'), 'active'),
     status_detail: str(n, 'status_detail'),
-    created_at: normalizeTime(n.created_at, now),
+    created_at: normalizeTime(n.created_at, ''),
   }
 }
 
-export function versionItem(v: UpstreamVersion, nodeId: string, now: string): VersionItem {
+export function versionItem(v: UpstreamVersion, nodeId: string): VersionItem {
   return {
     id: v.id.toLowerCase(),
     node_id: nodeId,
@@ -182,7 +185,7 @@ export function versionItem(v: UpstreamVersion, nodeId: string, now: string): Ve
     supported_hostui_frontend_version: str(v, 'supported_hostui_frontend_version', 'supported_comfyui_frontend_version'),
     tags: list(v, 'tags'),
     tags_admin: list(v, 'tags_admin'),
-    created_at: normalizeTime(v.createdAt, now),
+    created_at: normalizeTime(v.createdAt, ''),
     archiveUrl: /^https?:\/\//i.test(str(v, 'downloadUrl')) ? str(v, 'downloadUrl') : '',
   }
 }

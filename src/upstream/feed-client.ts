@@ -24,7 +24,7 @@ export interface FeedPageItems {
 const issue = (r: { issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]] }) =>
   `${v.getDotPath(r.issues[0]) ?? 'entity'}: ${r.issues[0].message}`
 
-function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorItem | string {
+function toItem(change: FeedEnvelope['changes'][number]): MirrorItem | string {
   if (change.op === 'delete') return { kind: change.kind, tombstone: true, id: change.id }
   if (change.entity === undefined) return `a ${change.op} entry without its entity`
   const parse = { publisher: parseUpstreamPublisher, node: parseUpstreamNode, version: parseUpstreamVersion }[change.kind]
@@ -32,31 +32,31 @@ function toItem(change: FeedEnvelope['changes'][number], now: string): MirrorIte
   if (!parsed.success) return `malformed ${change.kind}: ${issue(parsed)}`
   const entity = parsed.output as UpstreamNode
   if (entity.id.toLowerCase() !== change.id.toLowerCase()) return `the entity's id "${entity.id}" is not the entry's`
-  if (change.kind === 'publisher') return { kind: 'publisher', data: publisherItem(parsed.output as UpstreamPublisher, now) }
+  if (change.kind === 'publisher') return { kind: 'publisher', data: publisherItem(parsed.output as UpstreamPublisher) }
   if (change.kind === 'node') {
     const pub = parseUpstreamPublisher(entity.publisher)
     if (!pub.success) return `malformed node: publisher: ${issue(pub)}`
-    const publisher = publisherItem(pub.output as UpstreamPublisher, now)
-    return { kind: 'node', data: nodeItem(entity, publisher.id, now), publisher }
+    const publisher = publisherItem(pub.output as UpstreamPublisher)
+    return { kind: 'node', data: nodeItem(entity, publisher.id), publisher }
   }
   const version = parsed.output as UpstreamVersion
   const nodeId = typeof version.node_id === 'string' ? version.node_id : ''
   if (!nodeId) return 'malformed version: node_id: is required'
-  const data = versionItem(version, nodeId, now)
+  const data = versionItem(version, nodeId)
   data.hostNodes = change.host_nodes
   data.archiveSha256 = change.archive?.sha256
   return { kind: 'version', data }
 }
 
 /** A page of a feed, as items; the serials must increase and `next` must be the last one. */
-export function feedPageItems(page: FeedEnvelope, since: number, now: string): FeedPageItems {
+export function feedPageItems(page: FeedEnvelope, since: number): FeedPageItems {
   const out: FeedPageItems = { instance: page.instance, next: page.next, head: page.head, items: [], problems: [] }
   let last = since
   for (const change of page.changes) {
     // A feed that goes backwards or repeats itself cannot be followed safely.
     if (change.serial <= last) throw new FeedError(`the feed's serials are out of order at ${change.serial}`)
     last = change.serial
-    const item = toItem(change, now)
+    const item = toItem(change)
     if (typeof item === 'string') out.problems.push({ kind: change.kind, id: change.id, reason: item, serial: change.serial })
     else out.items.push({ serial: change.serial, item })
   }
@@ -77,8 +77,8 @@ export async function fetchFeedEnvelope(http: UpstreamHttp, base: string, since:
   return parsed.output
 }
 
-export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number, now: string): Promise<FeedPageItems> {
-  return feedPageItems(await fetchFeedEnvelope(http, base, since), since, now)
+export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number): Promise<FeedPageItems> {
+  return feedPageItems(await fetchFeedEnvelope(http, base, since), since)
 }
 
 /** Whether the upstream has a change feed (another registry-mirror) or not (the public registry). */

@@ -114,7 +114,7 @@ export function readAhead(
  * this thread checks and applies. (Read in this thread: a worker's parse and check would cost less here than
  * handing its pages over, which on a busy machine slowed a sync down; see docs/benchmarks.md.)
  */
-export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems, opts: { ahead: number; now: () => string }): FeedReader {
+export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems, opts: { ahead: number }): FeedReader {
   const stop = new AbortController()
   const request = (since: number) => {
     const envelope = fetchFeedEnvelope(http, base, since, stop.signal)
@@ -126,7 +126,7 @@ export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems,
     const { envelope } = pending?.since === since ? pending : request(since)
     const page = await envelope
     pending = isLast({ ...page, size: page.changes.length }) ? undefined : request(page.next)
-    return feedPageItems(page, since, opts.now())
+    return feedPageItems(page, since)
   }
   return readAhead(first, next, opts.ahead, () => stop.abort())
 }

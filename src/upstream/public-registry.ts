@@ -46,16 +46,14 @@ export interface PublicPage {
 const reason = (issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]) => `${v.getDotPath(issues[0]) ?? 'item'}: ${issues[0].message}`
 const idOf = (x: unknown) => (x && typeof x === 'object' && typeof (x as { id?: unknown }).id === 'string' ? (x as { id: string }).id : '?')
 
-export async function fetchNodePage(
-  http: UpstreamHttp,
-  base: string,
-  opts: { page: number; since?: string; now: string },
-): Promise<PublicPage> {
+export async function fetchNodePage(http: UpstreamHttp, base: string, opts: { page: number; since?: string }): Promise<PublicPage> {
   const query = new URLSearchParams({ page: String(opts.page), limit: String(PUBLIC_PAGE_LIMIT), include_banned: 'true' })
   if (opts.since) query.set('timestamp', opts.since)
   const reply = await http.json(`${base}/nodes?${query}`, UpstreamNodePageSchema)
   const limit = reply.limit && reply.limit > 0 ? reply.limit : PUBLIC_PAGE_LIMIT
-  const out: PublicPage = { nodes: [], problems: [], total: reply.total, totalPages: reply.totalPages ?? Math.ceil(reply.total / limit) }
+  // No more pages than its total implies: an upstream claiming a trillion pages is not paged through to the end.
+  const totalPages = Math.min(reply.totalPages ?? Infinity, Math.ceil(reply.total / limit))
+  const out: PublicPage = { nodes: [], problems: [], total: reply.total, totalPages }
   for (const raw of reply.nodes) {
     const parsed = parseUpstreamNode(raw)
     if (!parsed.success) {
@@ -68,13 +66,13 @@ export async function fetchNodePage(
       out.problems.push({ kind: 'node', id: node.id, reason: `malformed node: publisher: ${reason(pub.issues)}` })
       continue
     }
-    const publisher = publisherItem(pub.output as UpstreamPublisher, opts.now)
+    const publisher = publisherItem(pub.output as UpstreamPublisher)
     const lv = node.latest_version as { id?: unknown; version?: unknown; status?: unknown } | null | undefined
     const latest =
       lv && typeof lv.id === 'string'
         ? { id: lv.id.toLowerCase(), version: String(lv.version ?? ''), status: String(lv.status ?? '') }
         : undefined
-    out.nodes.push({ node: nodeItem(node, publisher.id, opts.now), publisher, latest })
+    out.nodes.push({ node: nodeItem(node, publisher.id), publisher, latest })
   }
   return out
 }
@@ -84,7 +82,6 @@ export async function fetchVersions(
   http: UpstreamHttp,
   base: string,
   nodeId: string,
-  now: string,
 ): Promise<{ versions: VersionItem[]; problems: ItemProblem[] } | undefined> {
   const query = new URLSearchParams({ include_status_reason: 'true' })
   for (const status of Object.values(VERSION_STATUS)) query.append('statuses', status)
@@ -98,7 +95,7 @@ export async function fetchVersions(
   const out = { versions: [] as VersionItem[], problems: [] as ItemProblem[] }
   for (const raw of list) {
     const parsed = parseUpstreamVersion(raw)
-    if (parsed.success) out.versions.push(versionItem(parsed.output as UpstreamVersion, nodeId, now))
+    if (parsed.success) out.versions.push(versionItem(parsed.output as UpstreamVersion, nodeId))
     else out.problems.push({ kind: 'version', id: idOf(raw), reason: `malformed version of "${nodeId}": ${reason(parsed.issues)}` })
   }
   return out

@@ -142,8 +142,8 @@ describe('a feed of several pages', () => {
     const pageTwo = (await upstream.call('GET', '/changes?limit=1000')).body.next
     const stall = stallFrom(upstream, pageTwo)
     const { http } = fastHttp({ timeoutMs: 60_000 }) // only the close ends the stalled request
-    const first = await fetchFeedPage(http, upstream.url, 0, 'now')
-    const reader = readFeed(http, upstream.url, first, { ahead: 4, now: () => 'now' })
+    const first = await fetchFeedPage(http, upstream.url, 0)
+    const reader = readFeed(http, upstream.url, first, { ahead: 4 })
     expect((await reader.take(1, 1000)).map((p) => p.next)).toEqual([pageTwo])
     await stall.requested
     reader.close()

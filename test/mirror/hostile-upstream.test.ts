@@ -91,3 +91,55 @@ describe('ids', () => {
     expect(stored).toEqual([])
   })
 })
+
+/** An upstream of one node, `page` making each reply to GET /nodes; every request's path is recorded. */
+function startRepeatingUpstream(page: (n: number) => object) {
+  const requests: string[] = []
+  const node = { id: 'loop-node', name: 'Loop', publisher: { id: 'looper', name: 'Looper' } } // no created_at, as some send
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url)
+      requests.push(url.pathname + url.search)
+      if (url.pathname === '/nodes') return Response.json({ nodes: [node], ...page(Number(url.searchParams.get('page'))) })
+      if (url.pathname === '/nodes/loop-node/versions') return Response.json([])
+      if (url.pathname === '/nodes/loop-node') return Response.json(node)
+      return Response.json({ message: 'Not Found' }, { status: 404 })
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) }
+}
+
+describe('paging', () => {
+  test('an upstream claiming a trillion pages of the same node is paged once: the repeat ends the pass, reported', async () => {
+    const looping = startRepeatingUpstream((page) => ({ total: 1e12, page, limit: 1, totalPages: 1e12 }))
+    try {
+      mirror = await makeTestApp()
+      const summary = await sync(mirror, looping.url)
+      expect(summary).toMatchObject({ complete: true, changed: { nodes: 1 } })
+      expect(summary.problems).toEqual([
+        { kind: 'page', id: 'page 2', reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
+      ])
+      expect(looping.requests.filter((r) => r.startsWith('/nodes?')).length).toBe(2)
+    } finally {
+      looping.stop()
+    }
+  })
+
+  test('no more pages than the total implies, and a node read again unchanged (no creation time sent) is no change', async () => {
+    const upstream2 = startRepeatingUpstream((page) => ({ total: 1, page, limit: 1000, totalPages: 1e12 }))
+    try {
+      mirror = await makeTestApp()
+      expect(await sync(mirror, upstream2.url)).toMatchObject({ complete: true, problems: [], changed: { nodes: 1 } })
+      const created = (await mirror.call('GET', '/nodes/loop-node')).body.created_at
+      mirror.clock.now = new Date(mirror.clock.now.getTime() + 60_000)
+      const again = await sync(mirror, upstream2.url, { full: true })
+      expect(again).toMatchObject({ complete: true, problems: [], changed: { publishers: 0, nodes: 0, versions: 0 } })
+      expect((await mirror.call('GET', '/nodes/loop-node')).body.created_at).toBe(created)
+      expect(upstream2.requests.filter((r) => r.startsWith('/nodes?')).length).toBe(2) // one page per run
+    } finally {
+      upstream2.stop()
+    }
+  })
+})

@@ -64,9 +64,9 @@ const VALUES: unknown[] = [
 
 const copy = <T>(x: T): T => structuredClone(x)
 const mapped = {
-  publisher: (o: any) => publisherItem(o, 'now'),
-  node: (o: any) => nodeItem(o, 'acme', 'now'),
-  version: (o: any) => versionItem(o, 'pack', 'now'),
+  publisher: (o: any) => publisherItem(o),
+  node: (o: any) => nodeItem(o, 'acme'),
+  version: (o: any) => versionItem(o, 'pack'),
 }
 
 /** Every entity of the feed, with each of its fields (and one unknown field) set to each value in turn. */

@@ -2,7 +2,6 @@
 import { describe, expect, test } from 'bun:test'
 import { feedPageItems } from '../../src/upstream/feed-client'
 
-const NOW = '2026-01-01T00:00:00.000Z'
 const publisher = (id: string) => ({ id, name: id })
 
 describe('dot segments from a feed', () => {
@@ -19,7 +18,7 @@ describe('dot segments from a feed', () => {
       },
       { serial: 4, kind: 'node', op: 'upsert', id: 'fine', entity: { id: 'fine', publisher: publisher('p') } },
     ]
-    const page = feedPageItems({ instance: 'up', changes, next: 4, head: 4 } as never, 0, NOW)
+    const page = feedPageItems({ instance: 'up', changes, next: 4, head: 4 } as never, 0)
     expect(page.problems.map((p) => [p.id, p.reason])).toEqual([
       ['..', 'malformed publisher: id: is not a usable id'],
       ['.', 'malformed node: id: is not a usable id'],

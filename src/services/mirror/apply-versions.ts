@@ -162,7 +162,7 @@ export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void>
     else if (cur && !origin) problem('a local version has this id')
     else if (cur && cur.node_id !== v.node_id) problem(`it belongs to node "${cur.node_id}" here, not "${v.node_id}"`)
     else {
-      const row = versionRow(v, keptStatus(cur, origin, v.status), b.w.now)
+      const row = versionRow(v, keptStatus(cur, origin, v.status), b.w.now, cur)
       const changed = !cur || differs(cur, row)
       // When the names became known (the public pass asks for those it lacks); kept after.
       const namesKnown = v.hostNodes !== undefined ? b.w.now : null

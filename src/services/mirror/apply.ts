@@ -103,7 +103,7 @@ async function applyPublishers(b: Batch, explicit: PublisherItem[], embedded: Pu
       b.result.problems.push({ kind: 'publisher', id: p.id, reason: 'a local publisher has this id; the upstream one is not mirrored' })
       continue
     }
-    const row = publisherRow(p, keptStatus(cur, origin, p.status), b.w.now)
+    const row = publisherRow(p, keptStatus(cur, origin, p.status), b.w.now, cur)
     if (!(await writeMirrored(b, 'publisher', p.id, cur, row, mirrorColumns(b, p.status), inserts))) continue
     there.add(p.id)
     b.w.publisher(p.id)
@@ -171,7 +171,7 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
     else {
       // A claim here moved the node to a local publisher: the owner stays as claimed.
       const owner = cur && origin && cur.publisher_id !== origin.mirror_owner ? cur.publisher_id : n.publisher_id
-      const row = nodeRow(n, owner, keptStatus(cur, origin, n.status), b.w.now)
+      const row = nodeRow(n, owner, keptStatus(cur, origin, n.status), b.w.now, cur)
       if (!(await writeMirrored(b, 'node', n.id, cur, row, mirrorColumns(b, n.status, n.publisher_id), inserts))) continue
       b.w.node(n.id)
       b.result.changed.nodes++

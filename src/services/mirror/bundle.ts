@@ -229,7 +229,7 @@ async function verify(
 }
 
 /** Pass 2: the rows again, as feed pages (checked in pass 1; their hashes again, in case the file changed since). */
-async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifest, now: string): AsyncGenerator<FeedPageItems> {
+async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifest): AsyncGenerator<FeedPageItems> {
   const hashes = new Map(manifest.rows.map((r) => [r.name, r.sha256]))
   let since = manifest.since
   try {
@@ -243,7 +243,7 @@ async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifes
       const changes = parseRows(entry.header.name, text)
       const last = changes[changes.length - 1]?.serial ?? since
       const envelope = v.parse(FeedEnvelopeSchema, { instance: manifest.instance, changes, next: last, head: manifest.until })
-      yield feedPageItems(envelope, since, now)
+      yield feedPageItems(envelope, since)
       since = last
     }
   } catch (err) {
@@ -321,7 +321,7 @@ export async function importBundle(
         throw new ImportStopped('the import was stopped; what it applied stays, and importing the same bundle again completes it')
     },
   } as RunContext
-  const rows = pages(open, manifest, timestamp(deps))
+  const rows = pages(open, manifest)
   const next = async () =>
     (await rows.next()).value ?? { instance: manifest.instance, next: manifest.until, head: manifest.until, items: [], problems: [] }
   try {

@@ -17,7 +17,7 @@ import { addProblems, type RunContext } from './sync'
 
 export async function feedPass(ctx: RunContext): Promise<void> {
   const { deps, opts, source, summary } = ctx
-  const fetchPage = (since: number) => fetchFeedPage(opts.http, opts.from, since, timestamp(deps))
+  const fetchPage = (since: number) => fetchFeedPage(opts.http, opts.from, since)
   let page = await fetchPage(source.cursor_serial)
   const reset = source.upstream_instance !== '' && page.instance !== source.upstream_instance
   const behind = page.head < source.cursor_serial
@@ -26,7 +26,7 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
   if (full && source.cursor_serial !== 0) page = await fetchPage(0)
   summary.full = full
-  const reader = readFeed(opts.http, opts.from, page, { ahead: AHEAD, now: () => timestamp(deps) })
+  const reader = readFeed(opts.http, opts.from, page, { ahead: AHEAD })
   try {
     await followPages(ctx, reader, { full, startSerial: full ? 0 : source.cursor_serial, head: page.head })
   } finally {

@@ -18,6 +18,9 @@ import { addProblems, type RunContext } from './sync'
 /** Incremental runs read again what changed this long before the last run started (clock skew, slow commits). */
 export const OVERLAP_MS = 60 * 60_000
 
+/** Pages read in one pass at most (a hundred million nodes at the upstream's 1,000 a page): paging ends, whatever it says. */
+export const MAX_PAGES = 100_000
+
 /**
  * Version lists held at once: each reply may be as large as the client's cap (64 MB), so a page is read and
  * applied in groups of at most this many lists rather than all its (up to 1,000) nodes' lists together.
@@ -72,7 +75,7 @@ function inGroups(plans: Plan[]): Plan[][] {
 async function readVersions(ctx: RunContext, plan: Plan): Promise<void> {
   const { deps, opts } = ctx
   const id = plan.entry.node.id
-  const read = await fetchVersions(opts.http, opts.from, id, timestamp(deps))
+  const read = await fetchVersions(opts.http, opts.from, id)
   if (!read) return
   addProblems(ctx, read.problems)
   const latest = pickLatest(read.versions.filter((v) => v.status === 'active'))
@@ -94,10 +97,24 @@ export async function publicPass(ctx: RunContext): Promise<void> {
   if (full) await updateSource(deps.db, source.id, { full_pass_started_at: passMark })
   const since = full ? undefined : new Date(Date.parse(source.cursor_time) - OVERLAP_MS).toISOString()
   let done = 0
+  // Ids listed so far in this pass: a page listing none but these is an upstream going round in circles.
+  const listed = new Set<string>()
   for (let page = 1, pages = 1; page <= pages; page++) {
     ctx.checkpoint()
-    const read = await fetchNodePage(opts.http, opts.from, { page, since, now: timestamp(deps) })
+    if (page > MAX_PAGES) {
+      addProblems(ctx, [{ kind: 'page', id: `page ${page}`, reason: `the upstream lists more than ${MAX_PAGES} pages: paging stopped` }])
+      break
+    }
+    const read = await fetchNodePage(opts.http, opts.from, { page, since })
     pages = read.totalPages
+    const ids = [...read.nodes.map((n) => n.node.id), ...read.problems.map((p) => p.id)]
+    if (ids.length && ids.every((id) => listed.has(id))) {
+      addProblems(ctx, [
+        { kind: 'page', id: `page ${page}`, reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
+      ])
+      break
+    }
+    for (const id of ids) listed.add(id)
     ctx.progress({ phase: 'metadata', total: read.total })
     addProblems(ctx, read.problems)
     // Read and applied a group at a time, so that only a group's version lists are held (see VERSION_LISTS_AT_ONCE).

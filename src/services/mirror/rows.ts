@@ -7,7 +7,19 @@ import type { NodeTable, NodeVersionTable, PublisherTable } from '../../store/sc
 /** A list as stored (JSON); most lists are empty. */
 const list = (xs: readonly string[]) => (xs.length ? JSON.stringify(xs) : '[]')
 
-export function publisherRow(p: PublisherItem, status: PublisherItem['status'], now: string): Insertable<PublisherTable> {
+/**
+ * An item's creation time; one the upstream did not give keeps the stored one, so that reading an unchanged entity
+ * again is no change (and no feed entry), however often an upstream repeats it.
+ */
+const createdAt = (item: { created_at: string }, current: { created_at: string } | undefined, now: string) =>
+  item.created_at || current?.created_at || now
+
+export function publisherRow(
+  p: PublisherItem,
+  status: PublisherItem['status'],
+  now: string,
+  current?: { created_at: string },
+): Insertable<PublisherTable> {
   return {
     id: p.id,
     name: p.name,
@@ -17,13 +29,13 @@ export function publisherRow(p: PublisherItem, status: PublisherItem['status'], 
     source_code_repo: p.source_code_repo,
     logo: p.logo,
     status,
-    created_at: p.created_at,
+    created_at: createdAt(p, current, now),
     updated_at: now,
   }
 }
 
 /** Every column a mirror sets (all rows alike, so that they insert together); the latest version is computed here. */
-export function nodeRow(n: NodeItem, owner: string, status: NodeItem['status'], now: string) {
+export function nodeRow(n: NodeItem, owner: string, status: NodeItem['status'], now: string, current?: { created_at: string }) {
   return {
     id: n.id,
     normalized_id: n.id.toLowerCase(),
@@ -53,12 +65,12 @@ export function nodeRow(n: NodeItem, owner: string, status: NodeItem['status'], 
     mirrored_rating: n.rating,
     status,
     status_detail: n.status_detail,
-    created_at: n.created_at,
+    created_at: createdAt(n, current, now),
     updated_at: now,
   } satisfies Insertable<NodeTable>
 }
 
-export function versionRow(v: VersionItem, status: VersionItem['status'], now: string) {
+export function versionRow(v: VersionItem, status: VersionItem['status'], now: string, current?: { created_at: string }) {
   return {
     id: v.id,
     node_id: v.node_id,
@@ -75,7 +87,7 @@ export function versionRow(v: VersionItem, status: VersionItem['status'], now: s
     supported_hostui_frontend_version: v.supported_hostui_frontend_version,
     tags_json: list(v.tags),
     tags_admin_json: list(v.tags_admin),
-    created_at: v.created_at,
+    created_at: createdAt(v, current, now),
     updated_at: now,
   } satisfies Insertable<NodeVersionTable>
 }
