@@ -143,3 +143,19 @@ describe('paging', () => {
     }
   })
 })
+
+describe('versions', () => {
+  test('one version id listed under two nodes of a batch: the first node keeps it, the other is reported', async () => {
+    upstream = startPublicUpstream(fakeNodes(2, 1))
+    const [owner, other] = upstream.nodes
+    const shared = owner!.versions[0]!.id
+    other!.versions[0]!.id = shared
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url)
+    expect(summary).toMatchObject({ complete: true, changed: { nodes: 2, versions: 1 } })
+    expect(summary.problems).toEqual([
+      { kind: 'version', id: shared, reason: `it belongs to node "${owner!.id}", not "${other!.id}" (listed under both)` },
+    ])
+    expect((await mirror.call('GET', `/nodes/${owner!.id}/versions`)).body.map((v: any) => v.id)).toEqual([shared])
+  })
+})

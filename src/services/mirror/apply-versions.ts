@@ -104,7 +104,19 @@ async function insertVersions(b: Batch, plans: Planned[]): Promise<Set<Planned>>
 }
 
 export async function applyVersions(b: Batch, all: VersionItem[]): Promise<void> {
-  const items = [...new Map(all.map((v) => [v.id, v])).values()]
+  // One item per id: the same id again for its node is the later entry; for another node, a clash the first one wins.
+  const byId = new Map<string, VersionItem>()
+  for (const v of all) {
+    const first = byId.get(v.id)
+    if (!first || first.node_id === v.node_id) byId.set(v.id, v)
+    else
+      b.result.problems.push({
+        kind: 'version',
+        id: v.id,
+        reason: `it belongs to node "${first.node_id}", not "${v.node_id}" (listed under both)`,
+      })
+  }
+  const items = [...byId.values()]
   const complete = b.opts.completeVersionLists ?? new Set<string>()
   const nodeIds = [...new Set([...items.map((v) => v.node_id), ...complete])]
   if (!nodeIds.length) return
