@@ -106,7 +106,14 @@ const num = (o: Loose, ...keys: string[]): number => {
   for (const k of keys) if (typeof o[k] === 'number') return o[k] as number
   return 0
 }
-const count = (o: Loose, ...keys: string[]) => Math.max(0, Math.round(num(o, ...keys)))
+/**
+ * A counter (downloads, stars, ranking): a non-negative safe integer, as a fixture requires; any other number
+ * (a fraction, a negative one, 1e308) is as unreadable as a missing one and reads as 0.
+ */
+const count = (o: Loose, ...keys: string[]) => {
+  const n = num(o, ...keys)
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0
+}
 
 /** Our status for each of its names (either `NodeStatusActive` or `active`), lower-cased. */
 const statusNames = <T extends string>(names: Record<T, string>): ReadonlyMap<string, T> =>
@@ -158,7 +165,7 @@ export function nodeItem(n: UpstreamNode, publisherId: string): NodeItem {
     preempted_host_node_names: list(n, 'preempted_host_node_names', 'preempted_comfy_node_names'),
     translations: translations && typeof translations === 'object' ? (translations as Record<string, unknown>) : {},
     repohost_stars: count(n, 'repohost_stars', 'github_stars'),
-    search_ranking: Math.round(num(n, 'search_ranking')),
+    search_ranking: count(n, 'search_ranking'),
     downloads: count(n, 'downloads'),
     rating: Math.max(0, num(n, 'rating')),
     status: status(NODE_NAMES, str(n, 'status'), 'active'),

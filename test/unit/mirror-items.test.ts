@@ -1,0 +1,16 @@
+/** Upstream entities as mirror items: what is read of fields an upstream may fill with anything. */
+import { describe, expect, test } from 'bun:test'
+import { nodeItem } from '../../src/domain/mirror-items'
+
+describe('counters', () => {
+  test('downloads, stars and ranking are non-negative safe integers; any other number reads as 0, like a missing one', () => {
+    const read = (value: number) => {
+      const n = nodeItem({ id: 'pack', downloads: value, search_ranking: value, repohost_stars: value }, 'acme')
+      return [n.downloads, n.search_ranking, n.repohost_stars]
+    }
+    expect(read(42)).toEqual([42, 42, 42])
+    expect(read(0)).toEqual([0, 0, 0])
+    for (const bad of [1e308, -1e308, -3, 2.5, Number.MAX_SAFE_INTEGER + 2]) expect(read(bad)).toEqual([0, 0, 0])
+    expect(nodeItem({ id: 'pack', github_stars: 7 }, 'acme').repohost_stars).toBe(7) // the upstream's spelling
+  })
+})
