@@ -11,7 +11,7 @@ export interface UpstreamHttpOptions {
   concurrency: number
   /** Requests started per second at most; 0 for no limit. */
   ratePerSecond: number
-  /** Longest wait for the headers, and for each chunk of a body. */
+  /** Longest wait for the headers, and for each chunk of a body (a whole body: see JSON_REPLY_TIMEOUTS, MIN_BYTES_PER_SECOND). */
   timeoutMs: number
   /** Tries per request, the first one included. */
   attempts: number
@@ -44,6 +44,8 @@ export class UpstreamError extends Error {
     readonly kind: UpstreamErrorKind,
     message: string,
     readonly status?: number,
+    /** Whether the last try ran out of time (no answer, a stall, a body too slow) rather than failed. */
+    readonly timedOut = false,
   ) {
     super(message)
   }
@@ -54,10 +56,35 @@ class Transient extends Error {
   constructor(
     message: string,
     readonly retryAfterMs?: number,
+    readonly timedOut = false,
   ) {
     super(message)
   }
 }
+
+/**
+ * A whole JSON reply takes at most this many timeouts: one dripping a byte a second never stalls, so the wait
+ * per chunk alone would let it hold a run forever.
+ */
+export const JSON_REPLY_TIMEOUTS = 4
+
+/** An archive may be large, so it has no deadline but a pace: this many bytes a second on average, once the timeout has passed. */
+export const MIN_BYTES_PER_SECOND = 16 * 1024
+
+/** What a body must keep up with: why it is too slow, given the bytes received and the time since it began. */
+type Pace = (received: number, elapsedMs: number) => string | undefined
+
+const jsonPace =
+  (timeoutMs: number): Pace =>
+  (_received, elapsedMs) =>
+    elapsedMs > JSON_REPLY_TIMEOUTS * timeoutMs ? `the reply took longer than ${JSON_REPLY_TIMEOUTS * timeoutMs} ms` : undefined
+
+const downloadPace =
+  (timeoutMs: number): Pace =>
+  (received, elapsedMs) =>
+    elapsedMs > timeoutMs && received < (MIN_BYTES_PER_SECOND * elapsedMs) / 1000
+      ? `the body came slower than ${MIN_BYTES_PER_SECOND} bytes a second`
+      : undefined
 
 export interface UpstreamHttp {
   /** GET a JSON document and validate it; a 404 is an UpstreamError with status 404. `signal` abandons this request. */
@@ -78,16 +105,17 @@ function retryAfter(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
 }
 
-/** The body, failing when a chunk takes longer than `timeoutMs` or the length differs from Content-Length. */
-function guardedBody(res: Response, timeoutMs: number, abort: () => void): ReadableStream<Uint8Array> {
+/** The body, failing when a chunk takes longer than `timeoutMs`, it falls behind `pace`, or the length differs from Content-Length. */
+function guardedBody(res: Response, timeoutMs: number, pace: Pace, abort: () => void): ReadableStream<Uint8Array> {
   const reader = res.body!.getReader()
   const declared = res.headers.get('content-encoding') ? undefined : Number(res.headers.get('content-length') ?? NaN)
+  const started = performance.now()
   let received = 0
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let timer: ReturnType<typeof setTimeout> | undefined
       const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Transient(`the body stalled for ${timeoutMs} ms`)), timeoutMs)
+        timer = setTimeout(() => reject(new Transient(`the body stalled for ${timeoutMs} ms`, undefined, true)), timeoutMs)
       })
       try {
         const { done, value } = await Promise.race([reader.read(), stalled])
@@ -99,6 +127,8 @@ function guardedBody(res: Response, timeoutMs: number, abort: () => void): Reada
           return
         }
         received += value.byteLength
+        const slow = pace(received, performance.now() - started)
+        if (slow) throw new Transient(slow, undefined, true)
         controller.enqueue(value)
       } catch (err) {
         abort()
@@ -162,6 +192,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
   async function attempt<T>(
     url: string,
     headers: Record<string, string>,
+    pace: Pace,
     use: (res: Response, body: ReadableStream<Uint8Array>) => Promise<T>,
     stop = o.signal,
   ) {
@@ -176,7 +207,8 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     } catch (err) {
       stop?.removeEventListener('abort', onAbort)
       if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-      throw new Transient(controller.signal.aborted ? `no answer within ${o.timeoutMs} ms` : `cannot connect: ${(err as Error).message}`)
+      if (controller.signal.aborted) throw new Transient(`no answer within ${o.timeoutMs} ms`, undefined, true)
+      throw new Transient(`cannot connect: ${(err as Error).message}`)
     } finally {
       clearTimeout(timer)
     }
@@ -193,7 +225,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         res.body?.cancel().catch(() => {})
         throw new UpstreamError('status', `HTTP ${res.status} from ${url}`, res.status)
       }
-      const body = res.body ? guardedBody(res, o.timeoutMs, () => controller.abort()) : new Blob([]).stream()
+      const body = res.body ? guardedBody(res, o.timeoutMs, pace, () => controller.abort()) : new Blob([]).stream()
       return await use(res, body)
     } finally {
       stop?.removeEventListener('abort', onAbort)
@@ -207,7 +239,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-        if (n >= o.attempts) throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${n} tries)`)
+        if (n >= o.attempts) throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${n} tries)`, undefined, err.timedOut)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
           throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
         }
@@ -225,7 +257,14 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       const stop = opts.signal && o.signal ? AbortSignal.any([o.signal, opts.signal]) : (opts.signal ?? o.signal)
       const parsed = await withRetries(
         url,
-        () => attempt(url, { accept: 'application/json' }, (_res, body) => readJson(body, opts.maxBytes ?? 64 * 1024 * 1024), stop),
+        () =>
+          attempt(
+            url,
+            { accept: 'application/json' },
+            jsonPace(o.timeoutMs),
+            (_res, body) => readJson(body, opts.maxBytes ?? 64 * 1024 * 1024),
+            stop,
+          ),
         stop,
       )
       if (parsed && typeof parsed === 'object' && 'notModified' in parsed) throw new UpstreamError('invalid', `${url}: unexpected 304`)
@@ -234,7 +273,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       return result.output
     },
     download(url, consume, opts = {}) {
-      return withRetries(url, () => attempt(url, opts.headers ?? {}, (res, body) => consume(body, res)))
+      return withRetries(url, () => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res)))
     },
   }
 }

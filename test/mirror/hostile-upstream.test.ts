@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { makeZip } from '../support/archives'
 import { makeTestApp, type TestApp } from '../support/app'
-import { sync } from '../support/mirror'
+import { dripping } from '../support/dripping'
+import { fastHttp, sync } from '../support/mirror'
 import { fakeNodes, startPublicUpstream, type PublicUpstream } from '../support/public-upstream'
 import { VERSION_LISTS_AT_ONCE } from '../../src/services/mirror/public-pass'
 
@@ -157,5 +158,21 @@ describe('versions', () => {
       { kind: 'version', id: shared, reason: `it belongs to node "${owner!.id}", not "${other!.id}" (listed under both)` },
     ])
     expect((await mirror.call('GET', `/nodes/${owner!.id}/versions`)).body.map((v: any) => v.id)).toEqual([shared])
+  })
+})
+
+describe('slow replies', () => {
+  test('a JSON reply dripping a byte at a time fails within its whole-reply limit (4 timeouts), like a timeout', async () => {
+    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => dripping('{"nodes": [') })
+    try {
+      mirror = await makeTestApp()
+      const started = performance.now()
+      const summary = await sync(mirror, `http://127.0.0.1:${server.port}`, { http: fastHttp({ timeoutMs: 200, attempts: 2 }).http })
+      expect(summary).toMatchObject({ complete: false, unreachable: true })
+      expect(summary.reason).toContain('the reply took longer than 800 ms (after 2 tries)')
+      expect(performance.now() - started).toBeLessThan(5_000)
+    } finally {
+      server.stop(true)
+    }
   })
 })

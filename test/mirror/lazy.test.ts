@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
+import { dripping } from '../support/dripping'
 import { enableLazy, serveTestApp, sync, type ServedApp } from '../support/mirror'
 
 let upstream: ServedApp
@@ -45,6 +46,24 @@ describe('archives fetched on first download', () => {
       error: 'upstream_failed',
       message: 'this archive is not stored here yet, and the upstream could not provide it',
     })
+  })
+
+  test('a first download whose upstream drips its bytes is a 504 within a bounded time (not a hang)', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0' })
+    mirror = await makeTestApp()
+    enableLazy(mirror, { attempts: 2, timeoutMs: 200 })
+    await sync(mirror, upstream.url, { archives: 'lazy' })
+    upstream.intercept = (url) => (url.pathname.startsWith('/archives/') ? dripping('PK', 'application/zip') : undefined)
+    const started = performance.now()
+    const res = await mirror.call('GET', '/archives/acme/pack/1.0.0/node.zip')
+    expect(res.status).toBe(504)
+    expect(res.body).toEqual({
+      error: 'upstream_timeout',
+      message: 'this archive is not stored here yet, and the upstream did not provide it in time',
+    })
+    expect(performance.now() - started).toBeLessThan(5_000)
   })
 
   test('metadata only (no --archives): mirrored versions have no downloadUrl here and are not installable', async () => {

@@ -5,7 +5,7 @@
  */
 import { inspectArchive } from '../../archive/inspect'
 import type { StagedBlob } from '../../blobs/blob-store'
-import { AppError } from '../../errors'
+import { AppError, gatewayTimeout } from '../../errors'
 import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../store/mirror-entities'
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
@@ -182,6 +182,7 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   } catch (err) {
     if (err instanceof UpstreamError) {
       deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
+      if (err.timedOut) throw gatewayTimeout('this archive is not stored here yet, and the upstream did not provide it in time')
       throw new AppError(502, 'upstream_failed', 'this archive is not stored here yet, and the upstream could not provide it')
     }
     throw err
