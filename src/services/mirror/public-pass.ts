@@ -31,6 +31,11 @@ interface Plan {
   entry: PublicNode
   /** Whether its versions are to be read. */
   needed: boolean
+}
+
+/** A node of a group, with its versions when they were read (held only while the group is applied). */
+interface Read {
+  entry: PublicNode
   versions?: VersionItem[]
 }
 
@@ -71,19 +76,19 @@ function inGroups(plans: Plan[]): Plan[][] {
   return groups
 }
 
-/** A node's versions, and the host node names of its latest active version when not read before. */
-async function readVersions(ctx: RunContext, plan: Plan): Promise<void> {
+/** A node's versions, and the host node names of its latest active version when not read before; undefined when it is gone. */
+async function readVersions(ctx: RunContext, entry: PublicNode): Promise<VersionItem[] | undefined> {
   const { deps, opts } = ctx
-  const id = plan.entry.node.id
+  const id = entry.node.id
   const read = await fetchVersions(opts.http, opts.from, id)
-  if (!read) return
+  if (!read) return undefined
   addProblems(ctx, read.problems)
   const latest = pickLatest(read.versions.filter((v) => v.status === 'active'))
   if (latest) {
     const origin = await findOrigin(deps.db, 'version', latest.id)
     if (!origin?.mirror_host_nodes_at) latest.hostNodes = await fetchHostNodeNames(opts.http, opts.from, id, latest.version)
   }
-  plan.versions = read.versions
+  return read.versions
 }
 
 export async function publicPass(ctx: RunContext): Promise<void> {
@@ -120,9 +125,11 @@ export async function publicPass(ctx: RunContext): Promise<void> {
     // Read and applied a group at a time, so that only a group's version lists are held (see VERSION_LISTS_AT_ONCE).
     for (const [i, group] of inGroups(await planPage(ctx, read.nodes, passMark)).entries()) {
       ctx.checkpoint()
-      await Promise.all(group.filter((p) => p.needed).map((p) => readVersions(ctx, p)))
+      const reads = await Promise.all(
+        group.map(async (p): Promise<Read> => ({ entry: p.entry, versions: p.needed ? await readVersions(ctx, p.entry) : undefined })),
+      )
       // Nodes skipped for a problem are not gone: a full pass keeps them (marked once, with the page's first group).
-      await applyGroup(ctx, group, passMark, i === 0 ? read.problems.map((p) => p.id) : [])
+      await applyGroup(ctx, reads, passMark, i === 0 ? read.problems.map((p) => p.id) : [])
     }
     done += read.nodes.length + read.problems.length
     ctx.progress({ done })
@@ -137,7 +144,7 @@ export async function publicPass(ctx: RunContext): Promise<void> {
 }
 
 /** Applies a group's nodes and the versions read for them, in one transaction; `keep` are ids a full pass keeps. */
-async function applyGroup(ctx: RunContext, plans: Plan[], passMark: string | undefined, keep: string[]): Promise<void> {
+async function applyGroup(ctx: RunContext, plans: Read[], passMark: string | undefined, keep: string[]): Promise<void> {
   const items: MirrorItem[] = []
   for (const p of plans) {
     items.push({ kind: 'node', data: p.entry.node, publisher: p.entry.publisher })
