@@ -120,7 +120,7 @@ describe('paging', () => {
       const summary = await sync(mirror, looping.url)
       expect(summary).toMatchObject({ complete: true, changed: { nodes: 1 } })
       expect(summary.problems).toEqual([
-        { kind: 'page', id: 'page 2', reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
+        { kind: 'page', id: '2', reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
       ])
       expect(looping.requests.filter((r) => r.startsWith('/nodes?')).length).toBe(2)
     } finally {

@@ -107,7 +107,7 @@ export async function publicPass(ctx: RunContext): Promise<void> {
   for (let page = 1, pages = 1; page <= pages; page++) {
     ctx.checkpoint()
     if (page > MAX_PAGES) {
-      addProblems(ctx, [{ kind: 'page', id: `page ${page}`, reason: `the upstream lists more than ${MAX_PAGES} pages: paging stopped` }])
+      addProblems(ctx, [{ kind: 'page', id: String(page), reason: `the upstream lists more than ${MAX_PAGES} pages: paging stopped` }])
       break
     }
     const read = await fetchNodePage(opts.http, opts.from, { page, since })
@@ -115,7 +115,7 @@ export async function publicPass(ctx: RunContext): Promise<void> {
     const ids = [...read.nodes.map((n) => n.node.id), ...read.problems.map((p) => p.id)]
     if (ids.length && ids.every((id) => listed.has(id))) {
       addProblems(ctx, [
-        { kind: 'page', id: `page ${page}`, reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
+        { kind: 'page', id: String(page), reason: 'the upstream lists only nodes it listed on earlier pages: paging stopped' },
       ])
       break
     }
