@@ -76,7 +76,11 @@ const archiveMode = v.pipe(
 const UPSTREAM_SETTINGS = {
   'sync-concurrency': { schema: int(1, 64), default: '4', help: 'upstream requests in flight at once' },
   'sync-rate': { schema: rate, default: '0', help: 'upstream requests per second at most; 0 for no limit' },
-  'sync-timeout': { schema: int(1, 3600), default: '30', help: 'seconds to wait for an upstream answer, or for each part of a body' },
+  'sync-timeout': {
+    schema: int(1, 3600),
+    default: '30',
+    help: 'seconds to wait for an upstream answer or each part of a body; a JSON reply ends within 4 times this, an archive comes at 16 KiB/s at least after it',
+  },
   'sync-retries': {
     schema: int(0, 100),
     default: '5',
