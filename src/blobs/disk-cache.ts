@@ -31,9 +31,15 @@ export function createBlobCache(dir: string, maxBytes: number): BlobCache {
   }
   const filling = new Map<string, Promise<void>>()
 
-  async function evict() {
+  /**
+   * Least recently used out until the copies fit, but never `keep`: the blob just filled is about to be sent, and
+   * one larger than the whole cache would otherwise be removed before it was read (a 500 for every download of an
+   * archive over --storage-cache-bytes). It stays until the next fill, so the disk holds at most the bound plus one blob.
+   */
+  async function evict(keep: string) {
     for (const [sha, size] of entries) {
       if (total <= maxBytes) return
+      if (sha === keep) continue
       entries.delete(sha)
       total -= size
       await rm(join(dir, sha), { force: true })
@@ -65,7 +71,7 @@ export function createBlobCache(dir: string, maxBytes: number): BlobCache {
           const bytes = Bun.file(path).size
           entries.set(sha256, bytes)
           total += bytes
-          await evict()
+          await evict(sha256)
         })().finally(() => filling.delete(sha256))
         filling.set(sha256, pending)
       }

@@ -39,6 +39,18 @@ describe('the local copy of object storage blobs', () => {
     expect(calls).toHaveLength(3)
   })
 
+  test('a blob larger than the whole cache is kept until the next fill, so that it can be sent', async () => {
+    const dir = dirs.make()
+    const cache = createBlobCache(dir, 250)
+    const calls: string[] = []
+    await cache.get(sha(1), filler(100, calls))
+    const large = await cache.get(sha(2), filler(1000, calls))
+    expect(await large.bytes()).toEqual(new Uint8Array(1000).fill(7))
+    expect(readdirSync(dir)).toEqual([sha(2)])
+    await cache.get(sha(3), filler(100, calls))
+    expect(readdirSync(dir)).toEqual([sha(3)])
+  })
+
   test('a fill that fails leaves nothing behind and is tried again next time', async () => {
     const dir = dirs.make()
     const cache = createBlobCache(dir, 1000)
