@@ -3,8 +3,9 @@
  * nodes, each request drawn from the mix 40% distinct searches, 20% list pages across the whole catalogue,
  * 20% node reads, 10% installs, 10% version lists. Reports throughput as a ratio of GET /health under the
  * same clients in the same run (measured before and after the mix; their mean), p99 overall and per kind,
- * the server's peak resident memory; then installs alone as a ratio of /health. The server logs at the
- * default level into a file. Stores are made by seed-store.ts (installs add downloads; --fresh reseeds).
+ * the server's peak resident memory (and the start-up's own: its peak while the index is built, its memory once
+ * ready); then installs alone as a ratio of /health. The server logs at the default level into a file. Stores
+ * are made by seed-store.ts (installs add downloads; --fresh reseeds).
  * With --by-kind, each kind of the mix also runs alone: its rate, share of /health and server CPU each say which
  * kind a change helped (or where the mix's time goes).
  * The mix is measured after `--warmup` seconds of it: at 100,000 nodes the compiler's thread spent 1.7 s of CPU in the
@@ -120,6 +121,9 @@ async function runSize(n: number, { SECONDS, WARMUP, CLIENTS, fresh, byKind }: R
   const server = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])
   try {
     const indexMs = await waitForIndex(server.url)
+    // Where the peak comes from: the start-up (the index being built) or the traffic after it.
+    const startPeak = server.peakRssBytes()
+    const readyRss = server.rssBytes()
     /** Server CPU microseconds per request over a run: steadier than throughput when other work shares the machine. */
     const cpuPer = async <T extends { requests: number }>(run: () => Promise<T>) => {
       const before = cpuSeconds(server.pid)
@@ -146,7 +150,9 @@ async function runSize(n: number, { SECONDS, WARMUP, CLIENTS, fresh, byKind }: R
         `p50 ${ms(quantile(mix.latencies, 0.5))}, p99 ${ms(quantile(mix.latencies, 0.99))} (goal < 15 ms), failures ${mix.failures}`,
     )
     console.log(`  p99 by kind:      ${kinds}`)
-    console.log(`  peak RSS:         ${mib(peak)} MiB (goal < 400)`)
+    console.log(
+      `  peak RSS:         ${mib(peak)} MiB (goal < 400); ${mib(startPeak)} MiB while the index was built, ${mib(readyRss)} MiB once it was ready`,
+    )
     console.log(
       `  installs alone:   ${installs.perSecond.toFixed(0)} req/s = ${pct(installs.perSecond / health3)} of /health ` +
         `(${health3.toFixed(0)} right after; goal >= 50%), p99 ${ms(quantile(installs.latencies, 0.99))}, failures ${installs.failures}`,
