@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
+import { Readable, Writable } from 'node:stream'
 import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publishActive, storedBlobs, type TestApp } from '../support/app'
@@ -89,6 +89,20 @@ describe('bundles', () => {
     expect(blobFiles(airgap)).toEqual([])
     expect(await storedBlobs(airgap)).toEqual([])
     expect([...new Bun.Glob('tmp/*').scanSync({ cwd: airgap.dir })]).toEqual([])
+  })
+
+  test("a file that cannot be written fails the export with the file system's own error, not the tar writer's", async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0' })
+    await publishActive(origin, { pat, node: 'pack', version: '1.1.0' })
+    // A disk that is full (or a path refused) from the first byte: the error reaches the tar writer mid-export.
+    const full = new Writable({
+      write: (_chunk, _enc, done) => done(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })),
+    })
+    const failure = await exportBundle(origin.deps, 0, full).then(
+      () => undefined,
+      (err: Error & { code?: string }) => err,
+    )
+    expect({ message: failure?.message, code: failure?.code }).toEqual({ message: 'ENOSPC: no space left on device', code: 'ENOSPC' })
   })
 
   test('a bundle cut short is refused', async () => {

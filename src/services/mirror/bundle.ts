@@ -42,10 +42,10 @@ function addEntry(pack: tar.Pack, name: string, data: Uint8Array): Promise<void>
 }
 
 async function addStreamEntry(pack: tar.Pack, name: string, size: number, body: ReadableStream<Uint8Array>): Promise<void> {
-  let sink!: ReturnType<tar.Pack['entry']>
-  const written = new Promise<void>((resolve, reject) => {
-    sink = pack.entry({ name, size }, (err) => (err ? reject(err) : resolve()))
-  })
+  let settle!: (err?: Error | null) => void
+  const written = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())))
+  written.catch(() => {}) // awaited below; a pack already failed throws here first
+  const sink = pack.entry({ name, size }, settle)
   for await (const chunk of body) if (!sink.write(chunk)) await once(sink, 'drain')
   sink.end(undefined)
   await written
@@ -114,7 +114,13 @@ export async function exportBundle(deps: Deps, since: number, sink: NodeJS.Writa
     return result
   } catch (err) {
     pack.destroy(err as Error)
-    throw err
+    // The file failing first (a full disk, a path refused) makes the tar writer fail next: the file's error is the news.
+    throw (
+      (await written.then(
+        () => undefined,
+        (first: unknown) => first,
+      )) ?? err
+    )
   }
 }
 
