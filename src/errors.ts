@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'conflict',
   'publisher_exists',
+  'reserved_publisher_id',
   'node_exists',
   'node_deleted',
   'publisher_not_empty',

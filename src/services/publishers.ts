@@ -46,6 +46,10 @@ export async function createPublisher(deps: Deps, actor: Actor, input: Publisher
   const user = requireActiveUser(actor)
   const id = checkPublisherId(input.id)
   if (!input.name?.trim()) throw badRequest('name: a publisher name is required')
+  // Its owners would own every node put there to be claimed (moved there by an admin, loaded from a fixture).
+  if (id === deps.settings.unclaimedPublisherId && user.is_admin !== 1) {
+    throw forbidden('the unclaimed publisher is made by an admin', 'reserved_publisher_id')
+  }
   await checkPublisherLimit(deps, deps.db, user.id)
   if (await findPublisher(deps.db, id)) throw conflict('Publisher ID already exists.', 'publisher_exists')
   try {

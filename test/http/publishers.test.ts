@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { UUID_PATTERN } from '../../src/domain/ids'
+import { DEFAULT_UNCLAIMED_PUBLISHER_ID, UUID_PATTERN } from '../../src/domain/ids'
 import { insertRows } from '../../src/store/bulk'
 import { feedPosition } from '../../src/store/changes'
 import { addPublisher, addUser, aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
@@ -77,6 +77,15 @@ describe('POST /publishers', () => {
     const res = await t.call('POST', '/publishers', { token, body: { id: 'acme', name: 'Again' } })
     expect(res.status).toBe(409)
     expect(res.body).toEqual({ error: 'publisher_exists', message: 'Publisher ID already exists.' })
+  })
+
+  test('only an admin makes the unclaimed publisher: a user who did would own every node put there to be claimed', async () => {
+    const mallory = await addUser(t, 'mallory')
+    const squat = await t.call('POST', '/publishers', { token: mallory, body: { id: DEFAULT_UNCLAIMED_PUBLISHER_ID, name: 'Unclaimed' } })
+    expect({ status: squat.status, error: squat.body.error }).toEqual({ status: 403, error: 'reserved_publisher_id' })
+    expect((await t.call('GET', `/publishers/${DEFAULT_UNCLAIMED_PUBLISHER_ID}`)).status).toBe(404)
+    const root = await addUser(t, 'root', { admin: true })
+    await addPublisher(t, root, DEFAULT_UNCLAIMED_PUBLISHER_ID)
   })
 
   test('limits publishers per user with 403', async () => {
