@@ -1,6 +1,6 @@
 /** `registry-mirror export` and `import`: air-gap bundles written to, and read from, one file. */
 import { createReadStream, createWriteStream } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
+import { lstat, rename, rm } from 'node:fs/promises'
 import { parseCommandArgs, wholeNumber } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig, type BackendConfig } from './config'
 import { openDataDeps } from './data-deps'
@@ -52,6 +52,11 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   if (since === undefined) return (io.err(`--since: expected a serial, a whole number (got "${flags.since}")`), 2)
   if (files.length !== 1) return (io.err('expected one FILE to write the bundle to'), 2)
   const file = files[0]!
+  // Written beside FILE and renamed onto it: a device or link there (/dev/stdout, a symlink) would be replaced, not written.
+  const there = await lstat(file).catch(() => undefined)
+  if (there && !there.isFile()) {
+    return (io.err(`cannot write ${file}: it is not a regular file (the bundle is written beside it and renamed onto it)`), 1)
+  }
   const backends = backendsOf(flags, io)
   if (!backends) return 2
   // What is exported must be there: a mistyped --data is said, not exported as an empty registry.

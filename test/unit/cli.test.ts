@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { lstatSync, readdirSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { joinNegativeValues } from '../../src/cli-args'
 import { fixtureJsonSchema } from '../../src/domain/fixture'
@@ -135,6 +137,19 @@ describe('runCli', () => {
     const flag = io()
     expect(await runCli(['serve', '--read-only', '-5'], flag.io)).toBe(2)
     expect(flag.err.join(' ')).toContain("'-5'")
+  })
+
+  test('export refuses a FILE that is there but is no regular file: renaming the bundle onto it would replace a device or link', async () => {
+    const dir = tmp()
+    const data = join(dir, 'data')
+    expect(await runCli(['users', 'create', '--id', 'a', '--email', 'a@x', '--name', 'A', '--data', data], io().io)).toBe(0)
+    const link = join(dir, 'out.tar')
+    symlinkSync('/dev/null', link)
+    const run = io()
+    expect(await runCli(['export', '--data', data, link], run.io)).toBe(1)
+    expect(run.err).toEqual([`cannot write ${link}: it is not a regular file (the bundle is written beside it and renamed onto it)`])
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readdirSync(dir).sort()).toEqual(['data', 'out.tar'])
   })
 
   test('version and --version print the version', async () => {
