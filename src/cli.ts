@@ -83,7 +83,10 @@ function parse(argv: string[], names: string[], booleans: string[] = []): Flags 
  * command that `create`s may make; the others need one there.
  */
 function storeOf(flags: Flags, io: Io, opts: { create?: boolean } = {}): string {
-  const database = (flags.database as string | undefined) ?? io.env[envName('database')]
+  // Checked as serve checks it: anything else was opened as an SQLite file of that name (made, and answered as empty).
+  const given = loadConfig({ flags: { database: flags.database as string | undefined }, env: io.env }, { database: SETTINGS.database })
+  if (!given.config) throw new UsageError(given.problems.join('\n'))
+  const database = given.config.database
   if (database) return database
   const dir = (flags.data as string | undefined) ?? io.env[envName('data')] ?? SETTINGS.data.default
   return opts.create ? join(prepareDataDir(dir), 'registry.db') : existingStoreFile(dir)

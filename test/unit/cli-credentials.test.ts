@@ -1,6 +1,7 @@
 /** `users list`, `tokens list|revoke` and `--expires` on a data directory, as an operator runs them. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
 import { forTerminal } from '../../src/io'
@@ -112,4 +113,32 @@ describe('credential commands', () => {
       expect(help.out.join('\n')).toContain('Usage:')
     }
   })
+
+  test('a --database that is no PostgreSQL URL is refused like serve refuses it: no SQLite file of that name, no password shown', async () => {
+    const cwd = dirs.make()
+    const expected = '--database: expected postgres://USER:PASSWORD@HOST:PORT/DATABASE (got "***")'
+    for (const url of ['mysql://u:s3cret@db/x', 'u:s3cret@db']) {
+      for (const argv of [
+        ['users', 'create', '--id', 'a', '--email', 'a@x.io', '--name', 'A', '--database', url],
+        ['users', 'list', '--database', url],
+        ['tokens', 'list', '--user', 'a', '--database', url],
+        ['audit', '--database', url],
+      ]) {
+        const shown = await runIn(cwd, ...argv)
+        expect({ argv, ...shown }).toEqual({ argv, code: 2, out: [], err: [expected] })
+      }
+    }
+    expect(readdirSync(cwd)).toEqual([])
+  })
 })
+
+/** `run` with the working directory elsewhere: where a path taken for an SQLite file would be made. */
+async function runIn(cwd: string, ...argv: string[]) {
+  const before = process.cwd()
+  process.chdir(cwd)
+  try {
+    return await run(...argv)
+  } finally {
+    process.chdir(before)
+  }
+}
