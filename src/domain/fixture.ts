@@ -8,6 +8,7 @@ import * as v from 'valibot'
 import { NODE_ID_MAX, NODE_ID_PATTERN, PUBLISHER_ID_MAX, USER_EMAIL_MAX, USER_ID_PATTERN, USER_NAME_MAX } from './ids'
 import { boundedObject } from './json-bounds'
 import { SEMVER_PATTERN } from './semver'
+import { MAX_STORED_INT } from './stored-int'
 
 type Described<T> = v.GenericSchema<T>
 const describe = <T>(schema: v.GenericSchema<T>, description?: string): Described<T> =>
@@ -30,6 +31,7 @@ const count = (description: string) =>
       v.number('must be a number'),
       v.safeInteger('must be a whole number'),
       v.minValue(0, 'must be 0 or more'),
+      v.maxValue(MAX_STORED_INT, `must be at most ${MAX_STORED_INT}`),
       v.description(description),
     ),
   )

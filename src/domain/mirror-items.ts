@@ -7,6 +7,7 @@ import { normalizeSemver } from './semver'
 import { normalizeTime } from './timestamps'
 import type { Loose, UpstreamNode, UpstreamPublisher, UpstreamVersion } from './upstream-wire'
 import { NODE_STATUS, PUBLISHER_STATUS, VERSION_STATUS } from './wire'
+import { MAX_STORED_INT } from './stored-int'
 
 export type EntityKind = 'publisher' | 'node' | 'version'
 type VersionStatus = keyof typeof VERSION_STATUS
@@ -108,11 +109,12 @@ const num = (o: Loose, ...keys: string[]): number => {
 }
 /**
  * A counter (downloads, stars, ranking): a non-negative safe integer, as a fixture requires; any other number
- * (a fraction, a negative one, 1e308) is as unreadable as a missing one and reads as 0.
+ * (a fraction, a negative one, 1e308) is as unreadable as a missing one and reads as 0. One past what the store's
+ * columns hold is kept at their top: written as it came, it failed the whole batch on PostgreSQL.
  */
 const count = (o: Loose, ...keys: string[]) => {
   const n = num(o, ...keys)
-  return Number.isSafeInteger(n) && n >= 0 ? n : 0
+  return Number.isSafeInteger(n) && n >= 0 ? Math.min(n, MAX_STORED_INT) : 0
 }
 
 /** Our status for each of its names (either `NodeStatusActive` or `active`), lower-cased. */

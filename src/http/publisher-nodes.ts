@@ -13,6 +13,9 @@ import { NodeBody, nodeEntries, nodeFields } from './node-body'
 import { route } from './route-spec'
 import { nodeStatusOf } from './status-names'
 import { q } from './validate'
+import { MAX_STORED_INT, MIN_STORED_INT } from '../domain/stored-int'
+
+const RANKING_RANGE = `must be an integer from ${MIN_STORED_INT} to ${MAX_STORED_INT}`
 
 const PermissionSchema = v.object({ canEdit: v.boolean() })
 
@@ -40,7 +43,14 @@ const NodeEditBody = v.object({
     ),
   ),
   publisher: v.nullish(v.object({ id: v.pipe(v.string('must be a string'), v.maxLength(64)) }, 'must be an object with the publisher id')),
-  search_ranking: v.nullish(v.pipe(v.number('must be an integer'), v.safeInteger('must be an integer'))),
+  search_ranking: v.nullish(
+    v.pipe(
+      v.number('must be an integer'),
+      v.safeInteger('must be an integer'),
+      v.minValue(MIN_STORED_INT, RANKING_RANGE),
+      v.maxValue(MAX_STORED_INT, RANKING_RANGE),
+    ),
+  ),
   tags_admin: strList(50, 100),
 })
 

@@ -43,6 +43,11 @@ const CASES: [string, string, string[]][] = [
   ['a missing required field', edited((f) => delete f.nodes[1].publisher), ['nodes[1].publisher: is required']],
   ['a value of the wrong type', edited((f) => (f.nodes[0].downloads = '5')), ['nodes[0].downloads: must be a number']],
   ['a negative counter', edited((f) => (f.nodes[0].downloads = -1)), ['nodes[0].downloads: must be 0 or more']],
+  [
+    'a counter past what every backend stores',
+    edited((f) => (f.nodes[0].downloads = 3_000_000_000)),
+    ['nodes[0].downloads: must be at most 2147483647'],
+  ],
   ['a bad user id', edited((f) => (f.users[0].id = 'al ice')), ['users[0].id: must be 1-128 letters, digits, ".", "_", "@" or "-"']],
   [
     'a bad publisher id',

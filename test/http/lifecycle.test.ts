@@ -145,6 +145,14 @@ describe('PUT /publishers/{p}/nodes/{n}', () => {
     await t.call('POST', '/publishers', { token: bob, body: { id: 'bobs', name: 'Bob' } })
     const moved = await t.call('PUT', '/publishers/acme/nodes/pack', { token: ada, body: { publisher: { id: 'bobs' }, search_ranking: 7 } })
     expect(moved.body).toMatchObject({ search_ranking: 7, publisher: { id: 'bobs' } })
+    // A ranking past what every backend stores (a 32-bit integer on PostgreSQL) is bad input there as here, not a 500.
+    for (const search_ranking of [2 ** 31, -(2 ** 31) - 1]) {
+      const res = await t.call('PUT', '/publishers/bobs/nodes/pack', { token: ada, body: { search_ranking } })
+      expect({ status: res.status, message: res.body.message }).toEqual({
+        status: 400,
+        message: 'body.search_ranking: must be an integer from -2147483648 to 2147483647',
+      })
+    }
     expect(errorOf(await t.call('PUT', '/publishers/bobs/nodes/pack', { token: ada, body: { publisher: { id: 'nobody' } } }))).toBe(
       '400 bad_request',
     )

@@ -13,4 +13,9 @@ describe('counters', () => {
     for (const bad of [1e308, -1e308, -3, 2.5, Number.MAX_SAFE_INTEGER + 2]) expect(read(bad)).toEqual([0, 0, 0])
     expect(nodeItem({ id: 'pack', github_stars: 7 }, 'acme').repohost_stars).toBe(7) // the upstream's spelling
   })
+
+  test('a count past what every backend stores (a 32-bit integer on PostgreSQL) is kept at its top, not lost with the batch', () => {
+    const n = nodeItem({ id: 'pack', downloads: 3_000_000_000, search_ranking: 2 ** 31, repohost_stars: Number.MAX_SAFE_INTEGER }, 'acme')
+    expect([n.downloads, n.search_ranking, n.repohost_stars]).toEqual([2_147_483_647, 2_147_483_647, 2_147_483_647])
+  })
 })
