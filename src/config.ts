@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
 import { withoutPassword } from './domain/urls'
 import { NODE_JSON_MAX_BYTES } from './services/node-json'
+import { MAX_STORED_INT } from './domain/stored-int'
 
 const int = (min: number, max: number) =>
   v.pipe(
@@ -319,6 +320,12 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
   }
   // Settings that depend on each other are checked once each parses, so that one mistake makes one line.
   if (!problems.length && table === (SETTINGS as unknown)) problems.push(...videoProviderProblems(out, input))
+  if (!problems.length && out.database !== undefined && (out['max-upload-bytes'] as number) > MAX_STORED_INT) {
+    const where = sourceOf('max-upload-bytes', SETTINGS['max-upload-bytes'], input.flags)
+    problems.push(
+      `${where}: at most ${MAX_STORED_INT} with --database (PostgreSQL keeps sizes as 32-bit integers) (got "${out['max-upload-bytes']}")`,
+    )
+  }
   if (!problems.length && out['presigned-downloads'] === true && out.storage === undefined) {
     const where = sourceOf('presigned-downloads', SETTINGS['presigned-downloads'], input.flags)
     problems.push(`${where}: presigned downloads need object storage (--storage s3://...)`)

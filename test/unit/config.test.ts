@@ -56,6 +56,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ flags: { 'presigned-downloads': 'true' }, env: {} }).problems).toEqual([
       '--presigned-downloads: presigned downloads need object storage (--storage s3://...)',
     ])
+    // An archive's size is a 32-bit INTEGER on PostgreSQL: a larger one would be received, checked and sent to the bucket, then fail.
+    const database = 'postgres://u@127.0.0.1/db'
+    expect(loadConfig({ flags: { database, 'max-upload-bytes': '2147483648' }, env: {} }).problems).toEqual([
+      '--max-upload-bytes: at most 2147483647 with --database (PostgreSQL keeps sizes as 32-bit integers) (got "2147483648")',
+    ])
+    expect(loadConfig({ flags: { database, 'max-upload-bytes': '2147483647' }, env: {} }).problems).toEqual([])
+    expect(loadConfig({ flags: { 'max-upload-bytes': '4294967296' }, env: {} }).problems).toEqual([])
   })
 
   test('public URL loses its trailing slash; one that would spoil the addresses made from it is refused', () => {
