@@ -10,9 +10,12 @@ export function archivePath(publisherId: string, nodeId: string, version: string
   return `${ARCHIVE_PREFIX}/${seg(publisherId)}/${seg(nodeId)}/${seg(version)}/node.zip`
 }
 
-/** An address with its password masked, for logs and messages; anything that does not parse as a URL, unchanged. */
+/**
+ * An address with its password masked, for logs and messages. One that does not parse as a URL (a typo in a setting)
+ * is shown as given but for what lies between a user's `:` and the last `@`.
+ */
 export function withoutPassword(address: string): string {
-  if (!URL.canParse(address)) return address
+  if (!URL.canParse(address)) return address.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/is, '$1:***@')
   const url = new URL(address)
   if (!url.password) return address
   url.password = '***'

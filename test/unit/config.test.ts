@@ -91,6 +91,20 @@ describe('upstream settings', () => {
     expect(sync).toEqual([`--from: expected http(s)://HOST[:PORT][/PATH] without a user or password ${wanted}`])
     expect(loadConfig({ flags: { 'sync-from': 'http://127.0.0.1:9/m' }, env: {} }).config!['sync-from']).toBe('http://127.0.0.1:9/m')
   })
+
+  test('an address that does not parse keeps its password masked too', () => {
+    const cases: [flag: string, raw: string, shown: string][] = [
+      ['s3-endpoint', 'http://key:S3CRET@bad host', 'http://key:***@bad host'],
+      ['sync-from', 'http://admin:S3C@RET@bad host/m', 'http://admin:***@bad host/m'],
+      ['repohost-api-url', 'https://user:S3CRET@[bad', 'https://user:***@[bad'],
+    ]
+    for (const [flag, raw, shown] of cases) {
+      const problems = loadConfig({ flags: { [flag]: raw }, env: {} }).problems
+      expect(problems).toHaveLength(1)
+      expect(problems[0]).not.toContain('S3C')
+      expect(problems[0]).toEndWith(`(got "${shown}")`)
+    }
+  })
 })
 
 describe('video provider settings', () => {
