@@ -14,6 +14,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely'
 import type { DB } from './schema'
 import { withoutPassword } from '../domain/urls'
@@ -65,8 +66,12 @@ class BunSqlDriver implements Driver {
     }
   }
 
-  async beginTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('begin'))
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings = {}) {
+    // A read-only transaction reads one snapshot, as it does on SQLite (the export's rows, archives and serials agree);
+    // read committed, the default, saw each statement's own, so writes of other instances landed mid-export.
+    const isolation = settings.isolationLevel ?? (settings.accessMode === 'read only' ? 'repeatable read' : undefined)
+    const modes = [isolation && `isolation level ${isolation}`, settings.accessMode].filter(Boolean)
+    await connection.executeQuery(CompiledQuery.raw(modes.length ? `begin ${modes.join(', ')}` : 'begin'))
   }
 
   async commitTransaction(connection: DatabaseConnection) {
