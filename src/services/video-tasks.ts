@@ -91,7 +91,16 @@ export async function startVideoTask(deps: Deps, caller: VideoCaller, input: Vid
       })
     })
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err
+    if (!isUniqueViolation(err)) {
+      // Started and paid, but not recorded: the operator reconciles it with the provider from this line.
+      deps.log.error('video.task_unrecorded', {
+        task: task.task_id,
+        caller: caller.user?.id ?? 'anonymous',
+        credits,
+        error: (err as Error).message,
+      })
+      throw err
+    }
     deps.log.error('video.task_id_reused', { task: task.task_id })
     throw badGateway('the video provider answered with the id of a task it had started before')
   }

@@ -3,6 +3,7 @@
  * start, and validation (every problem one line; nothing reaches the provider).
  */
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'kysely'
 import { addUser, PUBLIC_URL } from '../support/app'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
 import { JPEG_HEAD, PNG, pngDataUri } from '../support/video-provider'
@@ -65,6 +66,18 @@ describe('starting a task', () => {
       images: [`${PUBLIC_URL}/customers/storage/abc`, `data:image/png;base64 (${pngDataUri().length - 22} characters)`],
     })
     expect(t.logs.some((l) => l.includes('"video.task_started"') && l.includes('"caller":"alice"'))).toBe(true)
+  })
+
+  test('a task started but not recorded (the store refused the row) is logged with its id for the operator', async () => {
+    await sql`create trigger refuse_tasks before insert on video_tasks begin select raise(abort, 'disk full'); end`.execute(t.deps.db)
+    const res = await start(nodeStartBody(IMAGES))
+    expect(res.status).toBe(500)
+    expect(fake.starts).toHaveLength(1)
+    const line = t.logs.find((l) => l.includes('"video.task_unrecorded"'))
+    expect(line).toMatch(/"task":"8172400349238\d{5}"/)
+    expect(line).toContain('"caller":"alice"')
+    expect(line).toContain('"credits":4')
+    expect(line).toContain('disk full')
   })
 
   test('a bearer token works like X-API-KEY, and /proxy/provider like /proxy/vidu', async () => {
