@@ -41,6 +41,7 @@ export async function openDataDeps(backends: BackendConfig, opts: { logLevel: Lo
     // These commands write mirrored data only: no clients, so no video proxy and no claims.
     video: { startLimiter: createRateLimiter(1, 1), stageLimiter: createRateLimiter(1, 1) },
     repoHost: createRepoHost({ apiUrl: SETTINGS['repohost-api-url'].default, timeoutMs: 1 }),
+    claimLimiter: createRateLimiter(1, 1),
     settings: {
       publicUrl: '',
       maxUploadBytes: Number(SETTINGS['max-upload-bytes'].default),

@@ -18,6 +18,7 @@ import type { Deps } from './services/deps'
 import { createIndexedSearch } from './search/indexed-search'
 import { createThreadedStoreSearch } from './search/store-search-thread'
 import { createStoreSearch } from './search/store-search'
+import { CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS } from './services/claims'
 import { createNodeJsonCache } from './services/node-json'
 import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
@@ -126,6 +127,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       stageLimiter: backends.limiter('video-stage', 2 * config['video-start-limit'], 60_000),
     },
     repoHost: createRepoHost({ apiUrl: config['repohost-api-url'], timeoutMs: config['repohost-timeout-ms'] }),
+    claimLimiter: backends.limiter('claim', CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS),
     settings: {
       publicUrl,
       maxUploadBytes: config['max-upload-bytes'],

@@ -4,12 +4,16 @@
  * is used for the host's calls and dropped: never stored, logged or echoed.
  */
 import { parseRepository } from '../domain/repository'
-import { badRequest, nodeBanned, nodeClaimed, notFound } from '../errors'
+import { badRequest, nodeBanned, nodeClaimed, notFound, tooManyRequests } from '../errors'
 import { findNode, moveNode } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
 import { type Actor, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
+
+/** Claims that ask the repository host, per user and window (a publisher claiming all of its packs at once fits). */
+export const CLAIMS_PER_WINDOW = 30
+export const CLAIM_WINDOW_MS = 10 * 60_000
 
 /** The node while it can be claimed: known, not deleted, still the unclaimed publisher's, not banned. */
 function requireClaimable(node: NodeRow | undefined, unclaimed: string, nodeId: string): NodeRow {
@@ -33,6 +37,9 @@ export async function claimNode(deps: Deps, actor: Actor, path: { publisherId: s
       'invalid_repository',
     )
   }
+  // Each claim asks the repository host up to three times: bounded per user, so no one makes the registry hammer it.
+  const waitMs = await deps.claimLimiter(actor.user!.id, deps.now().getTime())
+  if (waitMs > 0) throw tooManyRequests('Too many claims; try again later', waitMs / 1000)
   const { login } = await deps.repoHost.verifyAdmin(token, repo)
   await commitWrite(deps, async (w) => {
     // The update decides between concurrent claims: only the first still finds the node unclaimed.

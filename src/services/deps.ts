@@ -71,6 +71,8 @@ export interface Deps {
   }
   /** The source-code host claims are checked against. */
   repoHost: RepoHost
+  /** Admits or refuses one claim that would ask the repository host, per user (each asks it up to three times). */
+  claimLimiter: RateLimiter
 
   /** Mirroring at serve time: archives fetched on first download, freshness; absent, mirrored archives not yet stored are 404. */
   mirror?: MirrorRuntime

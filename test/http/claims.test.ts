@@ -1,6 +1,7 @@
 /** Claim-my-node against a GitHub-compatible API started on 127.0.0.1, through the real host client. */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID as UNCLAIMED } from '../../src/domain/ids'
+import { CLAIM_WINDOW_MS, CLAIMS_PER_WINDOW } from '../../src/services/claims'
 import { createRepoHost } from '../../src/upstream/repohost'
 import { addPublisher, addUser, aliceWithPublisher, makeTestApp, type TestApp } from '../support/app'
 import { startRepoHost, type FakeRepoHost } from '../support/repohost'
@@ -185,6 +186,19 @@ describe('what the host says', () => {
       `You (${host.web.slice(7)} user "alice-gh") do not have admin permission on repository Octo/Legacy; only repository administrators can claim nodes`,
     )
     expect((await t.call('GET', '/nodes/legacy')).body.publisher.id).toBe(UNCLAIMED)
+  })
+
+  test(`a user's claims past ${CLAIMS_PER_WINDOW} in ${CLAIM_WINDOW_MS / 60_000} minutes: 429 before the host is asked`, async () => {
+    for (let i = 0; i < CLAIMS_PER_WINDOW; i++) expect((await claim({ REPOHOST_TOKEN: 'stolen' })).status).toBe(403)
+    const asked = host.requests.length
+    const res = await claim()
+    expect(errorOf(res)).toBe('429 rate_limited')
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(host.requests.length).toBe(asked)
+    // Another user's claims are their own.
+    const bob = await addUser(t, 'bob')
+    await addPublisher(t, bob, 'bobs')
+    expect(errorOf(await claim({ REPOHOST_TOKEN: 'stolen' }, { token: bob, publisher: 'bobs' }))).toBe('403 invalid_repohost_token')
   })
 
   test('rate limited with 429: 429 with the Retry-After the host asked for', async () => {

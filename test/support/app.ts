@@ -16,6 +16,7 @@ import { createUser } from '../../src/services/identity'
 import { createRateLimiter, createSharedRateLimiter } from '../../src/services/rate-limit'
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
+import { CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS } from '../../src/services/claims'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { createDownloadCounter } from '../../src/services/downloads'
 import type { Database } from 'bun:sqlite'
@@ -97,6 +98,7 @@ export async function makeTestApp(
     video: { startLimiter: limiter('video-start', 10, 60_000), stageLimiter: limiter('video-stage', 20, 60_000) },
     // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
     repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
+    claimLimiter: limiter('claim', CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS),
     settings: {
       publicUrl: PUBLIC_URL,
       maxUploadBytes: 5 * 1024 * 1024,
