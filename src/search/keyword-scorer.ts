@@ -2,9 +2,9 @@
  * MiniSearch's scoring of a query, computed over its term index into reused typed arrays instead of an object per
  * matching document and term: BM25+ per field times the field's boost, prefix and fuzzy expansions weighted by their
  * distance, the query's terms combined with AND, the sum times the number of distinct terms. The answers are
- * MiniSearch's own to the last bit (the same products and sums in the same order), and documents discarded since
- * they were indexed are met and cleaned as MiniSearch's search meets them; test/unit/keyword-scorer.test.ts compares
- * every slot and score. At 100,000 nodes a word of a few thousand matches cost MiniSearch's search a millisecond and
+ * MiniSearch's own to the last bit (the same products and sums in the same order); the postings of documents
+ * discarded since they were indexed are cleaned up, whole, before the term is scored, so the answers are those
+ * MiniSearch gives once they are gone; test/unit/keyword-scorer.test.ts compares every slot and score. At 100,000 nodes a word of a few thousand matches cost MiniSearch's search a millisecond and
  * more in objects and Maps. Reads fields of the pinned MiniSearch 7.2.0, as postings.ts does.
  */
 import type MiniSearch from 'minisearch'
@@ -198,20 +198,27 @@ export class KeywordScorer {
       const postings = data.get(field.id)
       if (!postings) continue
       let matching = postings.size
-      // Constant while no discarded document is met (MiniSearch computes it for each posting: the same value).
-      let invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
-      const avgFieldLength = m._avgFieldLength[field.id]!
-      const weightedBoost = weight * field.boost
       const { ids, freqs } = postings instanceof Postings ? postings.live() : mapArrays(postings)
-      for (let i = 0; i < ids.length; i++) {
-        const doc = ids[i]!
-        if (!clean && !m._documentIds.has(doc)) {
-          m.removeTerm(field.id, doc, derived)
+      if (!clean) {
+        // Discarded documents' postings go first, whole, so that every document is scored with the frequency of the
+        // term among the documents left, as in an index that never held them. MiniSearch counts them down as it
+        // meets them (the documents before one were scored as if it were there) and takes one occurrence of the
+        // term a search (a posting of a word said twice was met again by the next search): such answers, kept by
+        // the caches, differed from a restarted server's.
+        for (let i = 0; i < ids.length; i++) {
+          const doc = ids[i]!
+          if (m._documentIds.has(doc)) continue
+          for (let n = freqs[i]!; n > 0; n--) m.removeTerm(field.id, doc, derived)
           this.cleaned++
           matching -= 1
-          invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
-          continue
         }
+      }
+      const invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
+      const avgFieldLength = m._avgFieldLength[field.id]!
+      const weightedBoost = weight * field.boost
+      for (let i = 0; i < ids.length; i++) {
+        const doc = ids[i]!
+        if (!clean && !m._documentIds.has(doc)) continue
         if (within && this.totalMark[doc] !== within) continue
         const termFreq = freqs[i]!
         const fieldLength = this.fieldLength(doc, field.id)
