@@ -14,6 +14,8 @@ import { DEFAULT_UNCLAIMED_PUBLISHER_ID as UNCLAIMED } from '../../src/domain/id
 import { createRepoHost } from '../../src/upstream/repohost'
 import { addPublisher, addPublisherToken, addUser, makeTestApp, publish, upload, type TestApp } from '../support/app'
 import { startRepoHost, type FakeRepoHost } from '../support/repohost'
+import { fastHttp } from '../support/mirror'
+import { runSync } from '../../src/services/mirror/sync'
 
 const apps: TestApp[] = []
 const hosts: FakeRepoHost[] = []
@@ -81,10 +83,22 @@ async function run(seed: number, steps: number, checkEvery: number) {
   // A repository host on 127.0.0.1 for claims: each user's host token administers every repository.
   const host = startRepoHost()
   hosts.push(host)
-  const base = await makeTestApp({ deps: { repoHost: createRepoHost({ apiUrl: host.url, timeoutMs: 5000 }) } })
+  // In the mirror variant the writes go to an upstream served on 127.0.0.1, and the checks compare a mirror of it.
+  const mirrored = !!process.env.DIFFTEST_MIRROR
+  let served: ((req: Request) => Response | Promise<Response>) | undefined
+  const server = mirrored ? Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => served!(req) }) : undefined
+  const url = server ? `http://127.0.0.1:${server.port}` : undefined
+  const base = await makeTestApp({
+    deps: { repoHost: createRepoHost({ apiUrl: host.url, timeoutMs: 5000 }) },
+    settings: url ? { publicUrl: url } : {},
+  })
   apps.push(base)
   /** The running server: `base` until it is restarted on its store (its index then starts from a warm-up). */
   let t = base
+  served = (req) => t.app.fetch(req)
+  const downstream = mirrored ? await makeTestApp() : undefined
+  if (downstream) apps.push(downstream)
+  if (server) hosts.push({ stop: async () => void server.stop(true) } as FakeRepoHost)
   const admin = await addUser(t, 'admin', { admin: true })
   await addPublisher(t, admin, UNCLAIMED)
   const owner = new Map<string, string>()
@@ -319,7 +333,16 @@ async function run(seed: number, steps: number, checkEvery: number) {
 
   const check = async (step: number) => {
     await t.deps.downloads.flush()
-    const fresh = await freshOn(t)
+    const running = downstream ?? t
+    if (downstream) {
+      const during = r.some(reads(), 6)
+      await Promise.all([
+        runSync(downstream.deps, { from: url!, archives: 'eager', full: r.chance(0.2), fullEvery: 1000, http: fastHttp().http }),
+        ...during.map((path) => answer(downstream, path)),
+      ])
+      await downstream.deps.downloads.flush()
+    }
+    const fresh = await freshOn(running)
     try {
       const paths = reads()
       // Installs count downloads, so they go last; the fresh app's counts are never flushed.
@@ -333,7 +356,7 @@ async function run(seed: number, steps: number, checkEvery: number) {
       // Members and admins see banned and flagged things others do not.
       for (const path of r.some(paths, 8)) asked.push([path, r.pick([admin, ...users])])
       for (const [path, as] of asked) {
-        const [a, b] = [await answer(t, path, as), await answer(fresh, path, as)]
+        const [a, b] = [await answer(running, path, as), await answer(fresh, path, as)]
         if (a !== b) {
           throw new Error(
             `seed ${seed}, step ${step}: GET ${path} differs from a fresh server's${as ? ` (as ${as === admin ? 'admin' : `user${users.indexOf(as)}`})` : ''}\n  running: ${brief(a)}\n  fresh:   ${brief(b)}\n  ${parting(a, b)}\nwrites:\n${log.slice(-25).join('\n')}`,
@@ -353,7 +376,7 @@ async function run(seed: number, steps: number, checkEvery: number) {
       log.push(`${step}: restart`)
     }
     // Reads between writes fill the caches whose invalidation the checks test.
-    if (r.chance(0.5)) for (const path of reads().slice(0, 1 + r.int(12))) await answer(t, path)
+    if (r.chance(0.5)) for (const path of reads().slice(0, 1 + r.int(12))) await answer(downstream ?? t, path)
     if (r.chance(0.3)) {
       // Reads while the write runs: an answer read before the write commits must not be kept as current.
       const during = r.some(reads(), 10)
@@ -368,7 +391,8 @@ async function run(seed: number, steps: number, checkEvery: number) {
 /**
  * With 60 steps both seeds (and most others) met first answers after writes that the keyword scorer computed with discarded
  * documents still counted, kept by the query cache (fixed). A longer hunt: DIFFTEST_SEEDS=1,2,...,40 DIFFTEST_STEPS=200
- * DIFFTEST_EVERY=2 (and DIFFTEST_FILLERS=1600 for publishers of more than one batch of the index's reads).
+ * DIFFTEST_EVERY=2 (and DIFFTEST_FILLERS=1600 for publishers of more than one batch of the index's reads);
+ * DIFFTEST_MIRROR=1 writes to an upstream on 127.0.0.1 and checks a mirror that syncs from it (reads beside the sync).
  */
 const SEEDS = process.env.DIFFTEST_SEEDS?.split(',').map(Number) ?? [1, 2]
 const STEPS = Number(process.env.DIFFTEST_STEPS ?? 60)
