@@ -8,7 +8,7 @@
  * more in objects and Maps. Reads fields of the pinned MiniSearch 7.2.0, as postings.ts does.
  */
 import type MiniSearch from 'minisearch'
-import { internalsOf, type MiniSearchInternals, type TermData } from './minisearch-internals'
+import { internalsOf, type FieldPostings, type MiniSearchInternals, type TermData } from './minisearch-internals'
 import { Postings } from './postings'
 import { FuzzyMemo } from './fuzzy-memo'
 import { grown } from './typed-arrays'
@@ -197,28 +197,35 @@ export class KeywordScorer {
     for (const field of this.fields) {
       const postings = data.get(field.id)
       if (!postings) continue
-      let matching = postings.size
-      const { ids, freqs } = postings instanceof Postings ? postings.live() : mapArrays(postings)
+      let { ids, freqs } = liveArrays(postings)
       if (!clean) {
         // Discarded documents' postings go first, whole, so that every document is scored with the frequency of the
         // term among the documents left, as in an index that never held them. MiniSearch counts them down as it
         // meets them (the documents before one were scored as if it were there) and takes one occurrence of the
         // term a search (a posting of a word said twice was met again by the next search): such answers, kept by
         // the caches, differed from a restarted server's.
+        let removed = 0
         for (let i = 0; i < ids.length; i++) {
           const doc = ids[i]!
           if (m._documentIds.has(doc)) continue
           for (let n = freqs[i]!; n > 0; n--) m.removeTerm(field.id, doc, derived)
-          this.cleaned++
-          matching -= 1
+          removed++
+        }
+        this.cleaned += removed
+        if (removed) {
+          // The postings left, read again (from the term: MiniSearch drops a field's postings without emptying them
+          // when their last one goes), so that the scoring below asks nothing of each document.
+          const left = data.get(field.id)
+          if (!left) continue
+          ;({ ids, freqs } = liveArrays(left))
         }
       }
+      const matching = ids.length
       const invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5))
       const avgFieldLength = m._avgFieldLength[field.id]!
       const weightedBoost = weight * field.boost
       for (let i = 0; i < ids.length; i++) {
         const doc = ids[i]!
-        if (!clean && !m._documentIds.has(doc)) continue
         if (within && this.totalMark[doc] !== within) continue
         const termFreq = freqs[i]!
         const fieldLength = this.fieldLength(doc, field.id)
@@ -276,7 +283,10 @@ export class KeywordScorer {
   }
 }
 
-/** A Map's postings as arrays, in its order (the postings of documents added since the last compaction). */
+/** Postings as arrays: compact ones' copies, a Map's in its order (the postings of documents added since the last compaction). */
+const liveArrays = (postings: FieldPostings) => (postings instanceof Postings ? postings.live() : mapArrays(postings))
+
+/** A Map's postings as arrays, in its order. */
 function mapArrays(postings: Map<number, number>): { ids: number[]; freqs: number[] } {
   return { ids: [...postings.keys()], freqs: [...postings.values()] }
 }
