@@ -4,8 +4,9 @@
  * distance, the query's terms combined with AND, the sum times the number of distinct terms. The answers are
  * MiniSearch's own to the last bit (the same products and sums in the same order); the postings of documents
  * discarded since they were indexed are cleaned up, whole, before the term is scored, so the answers are those
- * MiniSearch gives once they are gone; test/unit/keyword-scorer.test.ts compares every slot and score. At 100,000 nodes a word of a few thousand matches cost MiniSearch's search a millisecond and
- * more in objects and Maps. Reads fields of the pinned MiniSearch 7.2.0, as postings.ts does.
+ * MiniSearch gives once they are gone; test/unit/keyword-scorer.test.ts compares every slot and score. At 100,000
+ * nodes a word of a few thousand matches cost MiniSearch's search a millisecond and more in objects and Maps. Reads
+ * fields of the pinned MiniSearch 7.2.0, as postings.ts does.
  */
 import type MiniSearch from 'minisearch'
 import { internalsOf, type FieldPostings, type MiniSearchInternals, type TermData } from './minisearch-internals'
@@ -283,7 +284,10 @@ export class KeywordScorer {
   }
 }
 
-/** Postings as arrays: compact ones' copies, a Map's in its order (the postings of documents added since the last compaction). */
+/**
+ * Postings as arrays: compact ones' copies, and a Map's in its order (the postings of documents added since the last
+ * compaction).
+ */
 const liveArrays = (postings: FieldPostings) => (postings instanceof Postings ? postings.live() : mapArrays(postings))
 
 /** A Map's postings as arrays, in its order. */
