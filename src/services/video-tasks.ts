@@ -10,7 +10,8 @@ import type { VideoCreationsJson, VideoTaskJson } from '../domain/wire'
 import { AppError, badGateway, forbidden, notConfigured, notFound, tooManyRequests } from '../errors'
 import { isUniqueViolation } from '../store/db'
 import type { VideoTaskRow } from '../store/schema'
-import { FINISHED_STATES, findVideoTask, findVideoTaskByTaskId, insertVideoTask, MAX_STORED_CREDITS, updateVideoTask } from '../store/video'
+import { FINISHED_STATES, findVideoTask, findVideoTaskByTaskId, insertVideoTask, updateVideoTask } from '../store/video'
+import { MAX_STORED_INT } from '../domain/stored-int'
 import { parseProviderCallback, type VideoProvider } from '../upstream/video-provider'
 import { commitWrite } from './changes'
 import { timestamp, type Deps } from './deps'
@@ -63,7 +64,7 @@ function requestSummary(input: VideoTaskInput): string {
  * The provider's count as a whole number the store keeps: a count past the column's range is kept at its top, the
  * same on every backend. The task is started (and paid) when a count arrives, so it must never make the write fail.
  */
-const wholeCredits = (n: number | null | undefined) => (n == null ? undefined : Math.min(Math.round(n), MAX_STORED_CREDITS))
+const wholeCredits = (n: number | null | undefined) => (n == null ? undefined : Math.min(Math.round(n), MAX_STORED_INT))
 
 export async function startVideoTask(deps: Deps, caller: VideoCaller, input: VideoTaskInput): Promise<VideoTaskJson> {
   const provider = requireProvider(deps)

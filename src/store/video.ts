@@ -3,9 +3,6 @@ import type { Insertable } from 'kysely'
 import type { Store } from './db'
 import type { StagedImageRow, StagedImageTable, VideoTaskRow, VideoTaskTable } from './schema'
 
-/** The largest credit count the `credits` column holds on every backend (a 32-bit INTEGER on PostgreSQL). */
-export const MAX_STORED_CREDITS = 2_147_483_647
-
 /** Task states after which the stored record is final. */
 export const FINISHED_STATES = ['success', 'failed'] as const
 
