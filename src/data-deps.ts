@@ -9,6 +9,7 @@ import type { Deps } from './services/deps'
 import { createNodeJsonCache } from './services/node-json'
 import { createDownloadCounter } from './services/downloads'
 import { createRateLimiter } from './services/rate-limit'
+import { createSharedPolls } from './services/video-polls'
 import { createMetrics } from './metrics'
 import { createStoreSearch } from './search/store-search'
 import { createRepoHost } from './upstream/repohost'
@@ -39,7 +40,7 @@ export async function openDataDeps(backends: BackendConfig, opts: { logLevel: Lo
     now: () => new Date(),
     reviewLimiter: createRateLimiter(1, 1),
     // These commands write mirrored data only: no clients, so no video proxy and no claims.
-    video: { startLimiter: createRateLimiter(1, 1), stageLimiter: createRateLimiter(1, 1) },
+    video: { startLimiter: createRateLimiter(1, 1), stageLimiter: createRateLimiter(1, 1), polls: createSharedPolls() },
     repoHost: createRepoHost({ apiUrl: SETTINGS['repohost-api-url'].default, timeoutMs: 1 }),
     claimLimiter: createRateLimiter(1, 1),
     settings: {

@@ -19,6 +19,7 @@ import { createIndexedSearch } from './search/indexed-search'
 import { createThreadedStoreSearch } from './search/store-search-thread'
 import { createStoreSearch } from './search/store-search'
 import { CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS } from './services/claims'
+import { createSharedPolls } from './services/video-polls'
 import { createNodeJsonCache } from './services/node-json'
 import { createDownloadCounter } from './services/downloads'
 import { loadFixture } from './services/fixture'
@@ -125,6 +126,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       startLimiter: backends.limiter('video-start', config['video-start-limit'], 60_000),
       // The host application stages two images (start and end frame) for each task.
       stageLimiter: backends.limiter('video-stage', 2 * config['video-start-limit'], 60_000),
+      polls: createSharedPolls(),
     },
     repoHost: createRepoHost({ apiUrl: config['repohost-api-url'], timeoutMs: config['repohost-timeout-ms'] }),
     claimLimiter: backends.limiter('claim', CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS),

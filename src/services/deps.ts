@@ -13,6 +13,7 @@ import type { DownloadCounter } from './downloads'
 import type { MirrorRuntime } from './mirror/runtime'
 import type { NodeJsonCache } from './node-json'
 import type { RateLimiter } from './rate-limit'
+import type { SharedPolls } from './video-polls'
 import type { StoreFollower } from './store-follower'
 
 export interface RegistrySettings {
@@ -68,6 +69,8 @@ export interface Deps {
     startLimiter: RateLimiter
     /** Admits or refuses one image staging, per caller. */
     stageLimiter: RateLimiter
+    /** Polls of one task within a short window share the provider's answer. */
+    polls: SharedPolls
   }
   /** The source-code host claims are checked against. */
   repoHost: RepoHost

@@ -132,7 +132,7 @@ export async function videoTaskCreations(deps: Deps, caller: VideoCaller, taskId
   const provider = requireProvider(deps)
   const task = await findVideoTaskByTaskId(deps.db, taskId)
   if (!task || !callerMayRead(caller, task.caller)) throw notFound('task not found')
-  const reply = await provider.creations(task.task_id)
+  const reply = await deps.video.polls(task.task_id, deps.now().getTime(), () => provider.creations(task.task_id))
   const credits = wholeCredits(reply.credits) ?? task.credits
   await recordState(deps, task, { state: reply.state, err_code: reply.err_code, credits })
   return {

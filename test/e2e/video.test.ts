@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { POLL_REUSE_MS } from '../../src/services/video-polls'
 import { BIN, ensureBinary, spawnServe } from '../support/binary'
 import { backendEnv } from '../support/backends'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
@@ -76,9 +77,11 @@ describe('the video node against the compiled executable', () => {
       expect(provider.starts.at(-1)!.authorization).toBe(`Token ${provider.key}`)
       expect(provider.starts.at(-1)!.fetched.map((f) => [f.status, f.type, f.bytes])).toEqual(frames.map((f) => [200, 'image/png', f]))
 
-      // Polling, as the node does, until a terminal state (the fake provider reports processing, then success).
+      // Polling, as the node does, until a terminal state (the fake provider reports processing, then success). The
+      // node waits 5 s between polls; here the window in which polls of a task share the provider's answer.
       let status: any
       for (let i = 0; i < 10 && status?.state !== 'success'; i++) {
+        if (i > 0) await Bun.sleep(POLL_REUSE_MS)
         const res = await fetch(`${server.url}/proxy/vidu/tasks/${task.task_id}/creations`, {
           headers: { accept: '*/*', 'x-api-key': apiKey },
         })

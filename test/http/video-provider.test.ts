@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { createRateLimiter } from '../../src/services/rate-limit'
+import { POLL_REUSE_MS } from '../../src/services/video-polls'
 import { createVideoProvider } from '../../src/upstream/video-provider'
 import { addUser } from '../support/app'
 import { assertNodeAccepts, nodeStartBody } from '../support/video-node'
@@ -147,6 +148,9 @@ describe('rate limit per caller', () => {
   })
 })
 
+/** Moves the clock past the window in which polls of a task share the provider's answer. */
+const afterPollWindow = () => (t.clock.now = new Date(t.clock.now.getTime() + POLL_REUSE_MS))
+
 describe('polling a task', () => {
   test('its caller sees it go from processing to success, in the shape the node validates; the stored state follows', async () => {
     const { task_id } = (await start()).body
@@ -154,6 +158,7 @@ describe('polling a task', () => {
     expect(first.status).toBe(200)
     assertNodeAccepts('TaskStatusResponse', first.body)
     expect(first.body).toEqual({ id: task_id, state: 'processing', err_code: '', credits: 4, progress: 50, creations: [] })
+    afterPollWindow()
     const second = await call('GET', `/proxy/provider/tasks/${task_id}/creations`, { token: alice })
     assertNodeAccepts('TaskStatusResponse', second.body)
     expect(second.body).toEqual({
@@ -197,10 +202,36 @@ describe('polling a task', () => {
     assertNodeAccepts('TaskStatusResponse', res.body)
     expect(res.body).toEqual({ id: task_id, state: 'queueing', err_code: '', credits: 4, creations: [] })
     fake.onPoll = { reply: { state: 'success', creations: [{ id: 'c' }] } }
+    afterPollWindow()
     const bad = await call('GET', `/proxy/vidu/tasks/${task_id}/creations`, { token: alice })
     expect(bad).toMatchObject({ status: 502, body: { details: ['reply.creations.0.url: is missing'] } })
     fake.onPoll = { status: 404, body: { reason: 'TaskNotFound' } }
     expect((await call('GET', `/proxy/vidu/tasks/${task_id}/creations`, { token: alice })).status).toBe(404)
+  })
+
+  test('polls of a task within the window share one provider answer, at once or one after another; a failed one is asked again', async () => {
+    const { task_id } = (await start()).body
+    const other = (await start()).body.task_id
+    const poll = (id: string) => call('GET', `/proxy/vidu/tasks/${id}/creations`, { token: alice })
+    const together = await Promise.all([poll(task_id), poll(task_id), poll(task_id)])
+    expect(together.map((r) => r.body.state)).toEqual(['processing', 'processing', 'processing'])
+    expect(fake.polls).toHaveLength(1)
+    t.clock.now = new Date(t.clock.now.getTime() + POLL_REUSE_MS - 1)
+    expect((await poll(task_id)).body.state).toBe('processing')
+    expect(fake.polls).toHaveLength(1)
+    // Another task is its own: asked although the first was asked just now.
+    expect((await poll(other)).status).toBe(200)
+    expect(fake.polls.map((p) => p.taskId)).toEqual([task_id, other])
+    afterPollWindow()
+    expect((await poll(task_id)).body.state).toBe('success')
+    expect(fake.polls).toHaveLength(3)
+    // An answer that failed is not kept: the next poll, in the same window, asks again.
+    fake.onPoll = { status: 500, body: {} }
+    afterPollWindow()
+    expect((await poll(other)).status).toBe(502)
+    fake.onPoll = 'ok'
+    expect((await poll(other)).status).toBe(200)
+    expect(fake.polls).toHaveLength(5)
   })
 })
 

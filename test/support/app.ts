@@ -17,6 +17,7 @@ import { createRateLimiter, createSharedRateLimiter } from '../../src/services/r
 import { createIndexedSearch } from '../../src/search/indexed-search'
 import { createStoreSearch } from '../../src/search/store-search'
 import { CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS } from '../../src/services/claims'
+import { createSharedPolls } from '../../src/services/video-polls'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { createDownloadCounter } from '../../src/services/downloads'
 import type { Database } from 'bun:sqlite'
@@ -95,7 +96,11 @@ export async function makeTestApp(
     now: () => new Date(clock.now),
     // On PostgreSQL, the limits several instances share, as serve makes them there.
     reviewLimiter: limiter('review', 30, 600_000),
-    video: { startLimiter: limiter('video-start', 10, 60_000), stageLimiter: limiter('video-stage', 20, 60_000) },
+    video: {
+      startLimiter: limiter('video-start', 10, 60_000),
+      stageLimiter: limiter('video-stage', 20, 60_000),
+      polls: createSharedPolls(),
+    },
     // Nothing listens on port 9 (discard): a test that needs a repository host starts one and passes its client.
     repoHost: createRepoHost({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 2000 }),
     claimLimiter: limiter('claim', CLAIMS_PER_WINDOW, CLAIM_WINDOW_MS),
