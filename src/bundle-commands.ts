@@ -71,7 +71,8 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     const bytes = manifest.archives.reduce((n, a) => n + a.size, 0)
     if (missingArchives) {
       io.err(
-        `${missingArchives} versions have archives that are not stored here (fetched on first download, not yet): run "sync --archives" first to carry them`,
+        `${plural(missingArchives, 'version has its archive', 'versions have their archives')} not stored here ` +
+          '(fetched on first download, not yet): run "sync --archives" first to carry them',
       )
     }
     io.out(

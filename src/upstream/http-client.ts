@@ -5,6 +5,7 @@
  */
 import pLimit from 'p-limit'
 import * as v from 'valibot'
+import { plural } from '../domain/plural'
 
 export interface UpstreamHttpOptions {
   /** Requests in flight at once. */
@@ -239,7 +240,8 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-        if (n >= o.attempts) throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${n} tries)`, undefined, err.timedOut)
+        if (n >= o.attempts)
+          throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${plural(n, 'try', 'tries')})`, undefined, err.timedOut)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
           throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
         }

@@ -4,6 +4,7 @@
  * returns a summary; it stops between batches when its signal aborts. Everything it writes is resumable.
  */
 import type { ItemProblem } from '../../domain/mirror-items'
+import { plural } from '../../domain/plural'
 import { ensureSource, updateSource } from '../../store/mirror-sources'
 import type { ArchiveMode, MirrorSourceRow } from '../../store/schema'
 import { FeedError, hasFeed } from '../../upstream/feed-client'
@@ -99,7 +100,7 @@ export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummar
     await (kind === 'feed' ? feedPass(ctx) : publicPass(ctx))
     if (opts.archives !== 'none') await archivePass(ctx, { fetchAll: opts.archives === 'eager', verify: summary.full })
     summary.complete = summary.archives.failed === 0
-    if (!summary.complete) summary.reason = `${summary.archives.failed} archives could not be fetched`
+    if (!summary.complete) summary.reason = `${plural(summary.archives.failed, 'archive')} could not be fetched`
   } catch (err) {
     summary.complete = false
     summary.unreachable = err instanceof UpstreamError && err.kind === 'unreachable'
