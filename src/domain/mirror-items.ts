@@ -107,6 +107,8 @@ const num = (o: Loose, ...keys: string[]): number => {
   for (const k of keys) if (typeof o[k] === 'number') return o[k] as number
   return 0
 }
+/** A rating: the mean of reviews of 1 to 5 stars, 0 for none; any other number reads as 0, like a missing one. */
+const stars = (rating: number) => (rating >= 0 && rating <= 5 ? rating : 0)
 /**
  * A counter (downloads, stars, ranking): a non-negative safe integer, as a fixture requires; any other number
  * (a fraction, a negative one, 1e308) is as unreadable as a missing one and reads as 0. One past what the store's
@@ -169,7 +171,7 @@ export function nodeItem(n: UpstreamNode, publisherId: string): NodeItem {
     repohost_stars: count(n, 'repohost_stars', 'github_stars'),
     search_ranking: count(n, 'search_ranking'),
     downloads: count(n, 'downloads'),
-    rating: Math.max(0, num(n, 'rating')),
+    rating: stars(num(n, 'rating')),
     status: status(NODE_NAMES, str(n, 'status'), 'active'),
     status_detail: str(n, 'status_detail'),
     created_at: normalizeTime(n.created_at, ''),
