@@ -8,6 +8,7 @@ import { releaseAbandonedUploads } from './store/uploads'
 import { createUrlSigner } from './blobs/signing'
 import type { Io } from './io'
 import type { Config } from './config'
+import { withAbsoluteUrls } from './http/absolute-url'
 import { createApp, type App } from './http/app'
 import { bufferedWriter, createLog, type Log } from './log'
 import { createMetrics, monitorEventLoop } from './metrics'
@@ -95,7 +96,10 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       port: config.port,
       idleTimeout: 120,
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
-      fetch: (req, srv) => (app ? app.fetch(req, srv) : new Response('starting', { status: 503 })),
+      fetch: withAbsoluteUrls(
+        (req, srv) => (app ? app.fetch(req, srv) : new Response('starting', { status: 503 })),
+        () => `http://${urlHost(config.host)}:${server.port}`,
+      ),
     })
   } catch (err) {
     await db.destroy()

@@ -41,7 +41,7 @@ const specs = {
   }),
   read: route({ summary: 'Read a node', tag: 'nodes', auth: 'public', response: NodeSchema }),
   install: route({
-    summary: 'The version to install, with its downloadUrl (counts a download, unless the registry is read-only)',
+    summary: 'The version to install, with its downloadUrl (a GET counts a download, unless the registry is read-only)',
     tag: 'nodes',
     auth: 'optional',
     query: v.object({ version: q.text }),
@@ -141,9 +141,11 @@ export function nodeRoutes(deps: Deps, opts: { gzip?: boolean } = {}) {
   app.get('/:nodeId', specs.read, async (c) => jsonText(await getNodeJsonText(deps, c.req.param('nodeId'))))
 
   const install = createInstallLookup(deps)
-  app.get('/:nodeId/install', specs.install, async (c) =>
-    jsonText(await install(c.var.actor, c.req.param('nodeId'), specs.install.query(c).version || undefined)),
-  )
+  // A HEAD downloads nothing (link checkers and monitors send one): it answers as the GET would, uncounted.
+  app.get('/:nodeId/install', specs.install, async (c) => {
+    const version = specs.install.query(c).version || undefined
+    return jsonText(await install(c.var.actor, c.req.param('nodeId'), version, { count: c.req.method !== 'HEAD' }))
+  })
 
   const versionList = createVersionListLookup(deps)
   app.get('/:nodeId/versions', specs.versions, async (c) => {

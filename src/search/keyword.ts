@@ -1,7 +1,7 @@
 /** Keyword relevance with MiniSearch: which fields are searched, how text is cut into terms, how queries expand. */
 import MiniSearch from 'minisearch'
 import type { SearchDoc } from '../store/search-docs'
-import { KeywordScorer, type Scored } from './keyword-scorer'
+import { KeywordScorer, MAX_POSTINGS_READ, type Scored } from './keyword-scorer'
 import { compactPostings } from './postings'
 import { internalsOf } from './minisearch-internals'
 import { vacuumInSlices } from './vacuum'
@@ -111,7 +111,12 @@ export class KeywordIndex {
     autoVacuum: false,
   })
 
-  private readonly scorer = new KeywordScorer(this.mini, { ...SEARCH_OPTIONS, fields: FIELDS })
+  private readonly scorer: KeywordScorer
+
+  /** `maxPostingsRead`: what one pass of a search reads at most before it takes no further word (tests lower it). */
+  constructor(opts: { maxPostingsRead?: number } = {}) {
+    this.scorer = new KeywordScorer(this.mini, { ...SEARCH_OPTIONS, fields: FIELDS }, opts.maxPostingsRead ?? MAX_POSTINGS_READ)
+  }
 
   /** Documents added since the postings were last made compact. */
   private loose = 0
@@ -186,5 +191,10 @@ export class KeywordIndex {
 
   get documentCount(): number {
     return this.mini.documentCount
+  }
+
+  /** Postings the last pass of the last search read (tests read it). */
+  get postingsRead(): number {
+    return this.scorer.postingsRead
   }
 }

@@ -25,20 +25,20 @@ interface KnownAnswer {
   text: string
 }
 
-/** The install answer (a NodeVersion with its downloadUrl) as JSON text. */
-export type InstallLookup = (actor: Actor, nodeId: string, version?: string) => Promise<string>
+/** The install answer (a NodeVersion with its downloadUrl) as JSON text; `count: false` for a HEAD (it downloads nothing). */
+export type InstallLookup = (actor: Actor, nodeId: string, version?: string, opts?: { count?: boolean }) => Promise<string>
 
 export function createInstallLookup(deps: Deps, maxBytes = INSTALL_LOOKUP_MAX_BYTES): InstallLookup {
   const memo = createNodeMemo<KnownAnswer>(deps.nodeJson, maxBytes, ENTRY_BYTES, (answer) => answer.text.length)
-  return async (actor, nodeId, version) => {
+  return async (actor, nodeId, version, opts = {}) => {
     const key = `${nodeId}\n${version ?? ''}`
     const hit = memo.get(key)
     if (hit) {
-      countInstall(deps, hit.nodeId)
+      if (opts.count !== false) countInstall(deps, hit.nodeId)
       return hit.text
     }
     const started = memo.start()
-    const answer = await installNode(deps, actor, nodeId, version)
+    const answer = await installNode(deps, actor, nodeId, version, opts)
     const known = { nodeId: answer.node_id, text: JSON.stringify(answer) }
     if (answer.status === VERSION_STATUS.active) memo.set(key, answer.node_id, started, known)
     return known.text

@@ -154,20 +154,27 @@ export async function latestInstallableVersion(deps: Deps, id: string): Promise<
 }
 
 /** The version to install (the latest installable when none is named), counting one download unless read-only. */
-export async function installNode(deps: Deps, actor: Actor, id: string, version?: string): Promise<VersionJson> {
+export async function installNode(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  version?: string,
+  opts: { count?: boolean } = {},
+): Promise<VersionJson> {
+  const counted = opts.count !== false
   if (!version) {
     const target = await installTarget(deps, id)
     if (!target || target.node.status === 'deleted') throw notFound(`node "${id}" not found`)
     if (target.node.status === 'banned') throw nodeBanned()
     if (!target.latest) throw notFound(`node "${target.node.id}" has no installable version`)
-    countInstall(deps, target.node.id)
+    if (counted) countInstall(deps, target.node.id)
     return versionJson(target.latest, target.node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   }
   const node = await requireNode(deps, id)
   const row = await requireVersion(deps, node, version)
   await checkArchiveAccess(deps, actor, node, row)
   if (!(await availableArchiveIds(deps.db, [row.id])).size) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)
-  countInstall(deps, node.id)
+  if (counted) countInstall(deps, node.id)
   return versionJson(row, node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
 }
 

@@ -9,6 +9,7 @@ import { listArchives, pageVersions } from '../store/versions'
 import type { Actor } from './access'
 import type { Deps } from './deps'
 import { DEFAULT_VERSION_STATUSES } from './nodes'
+import { VersionTotals } from './version-totals'
 import { versionJson } from './views'
 
 export const MAX_VERSION_PAGE_SIZE = 100
@@ -19,21 +20,16 @@ export const MAX_VERSION_PAGE_SIZE = 100
  */
 export const MAX_VERSIONS_ACROSS_NODES = 100_000
 
-/**
- * The count of versions across nodes per question (statuses, banned nodes shown), kept until the store's next change:
- * counting a million index entries took 85 ms, for every page. The feed's serial moves with every write.
- */
-const totals = new WeakMap<Store, Map<string, { serial: number; total: number }>>()
+/** How long a count past MAX_VERSIONS_ACROSS_NODES is kept whatever is written meanwhile (version-totals.ts). */
+export const LARGE_TOTAL_KEEP_MS = 60_000
+
+const totals = new WeakMap<Store, VersionTotals>()
 
 async function totalAcrossNodes(db: Store, key: string, count: () => Promise<number>): Promise<number> {
   const { lastSerial } = await feedPosition(db)
   let known = totals.get(db)
-  if (!known) totals.set(db, (known = new Map()))
-  const hit = known.get(key)
-  if (hit?.serial === lastSerial) return hit.total
-  const total = await count()
-  known.set(key, { serial: lastSerial, total })
-  return total
+  if (!known) totals.set(db, (known = new VersionTotals({ exactBelow: MAX_VERSIONS_ACROSS_NODES, keepMs: LARGE_TOTAL_KEEP_MS })))
+  return known.get(key, lastSerial, count)
 }
 
 export interface VersionPage {
