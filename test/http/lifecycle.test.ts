@@ -337,13 +337,14 @@ describe('GET /versions', () => {
     await t.call('POST', '/publishers/acme/nodes/d/unban', { token: ada })
     expect((await t.call('GET', '/versions')).body.total).toBe(expected.length + 3)
 
-    // Across nodes, pages start within the first 100,000 versions; one node's versions at any depth.
-    expect((await t.call('GET', '/versions?pageSize=1&page=100000')).body).toMatchObject({ versions: [], total: expected.length + 3 })
-    expect(await t.call('GET', '/versions?pageSize=1&page=100001')).toMatchObject({
+    // Across nodes, pages start within the first 10,000 versions; one node's versions at any depth.
+    expect((await t.call('GET', '/versions?pageSize=1&page=10000')).body).toMatchObject({ versions: [], total: expected.length + 3 })
+    expect(await t.call('GET', '/versions?pageSize=1&page=10001')).toMatchObject({
       status: 400,
-      body: { error: 'bad_request', message: expect.stringContaining('versions across nodes are listed to the first 100,000') },
+      body: { error: 'bad_request', message: expect.stringContaining('versions across nodes are listed to the first 10,000') },
     })
-    expect((await t.call('GET', '/versions?pageSize=100&page=1001')).status).toBe(400)
+    expect((await t.call('GET', '/versions?pageSize=100&page=100')).status).toBe(200)
+    expect((await t.call('GET', '/versions?pageSize=100&page=101')).status).toBe(400)
     expect((await t.call('GET', '/versions?nodeId=a&pageSize=100&page=5000')).body).toMatchObject({ versions: [], total: 2 })
   })
 
