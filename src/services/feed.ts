@@ -5,6 +5,7 @@
 import type { FeedChange, FeedPage } from '../domain/feed'
 import { feedPosition, listChanges } from '../store/changes'
 import type { Store } from '../store/db'
+import { breathe } from '../store/bulk'
 import { listMirrorArchives } from '../store/mirror-entities'
 import { listNodesByIds } from '../store/nodes'
 import { listPublishersByIds } from '../store/publishers'
@@ -75,19 +76,36 @@ async function versionChanges(db: Store, ids: string[], publicUrl: string): Prom
   return out
 }
 
+/** The entities `rows` name, rendered into `into` kind by kind (a few queries for all of them). */
+async function renderInto(db: Store, rows: ChangeRow[], publicUrl: string, into: Record<ChangeRow['kind'], Map<string, Rendered>>) {
+  const ids = (kind: ChangeRow['kind']) => rows.filter((r) => r.kind === kind).map((r) => r.entity_id)
+  const [publishers, nodes, versions] = await Promise.all([
+    publisherChanges(db, ids('publisher')),
+    nodeChanges(db, ids('node'), publicUrl),
+    versionChanges(db, ids('version'), publicUrl),
+  ])
+  for (const [id, change] of publishers) into.publisher.set(id, change)
+  for (const [id, change] of nodes) into.node.set(id, change)
+  for (const [id, change] of versions) into.version.set(id, change)
+}
+
+/**
+ * Entries rendered in one go: a page of 1,000 nodes took 55-66 ms at 100,000 nodes, and SQLite answers synchronously,
+ * so other requests now get their turn between parts of a page.
+ */
+const RENDERED_AT_ONCE = 100
+
 /** Changes after `since`, oldest first; `limit` is clamped by the caller. */
 export async function readFeed(deps: Pick<Deps, 'db' | 'settings'>, since: number, limit: number): Promise<FeedPage> {
   const rows = await listChanges(deps.db, since, limit)
   // Read after the page, so that head is never below a serial it lists.
   const position = await feedPosition(deps.db)
-  const ids = (kind: ChangeRow['kind']) => rows.filter((r) => r.kind === kind).map((r) => r.entity_id)
   const publicUrl = deps.settings.publicUrl
-  const [publishers, nodes, versions] = await Promise.all([
-    publisherChanges(deps.db, ids('publisher')),
-    nodeChanges(deps.db, ids('node'), publicUrl),
-    versionChanges(deps.db, ids('version'), publicUrl),
-  ])
-  const rendered = { publisher: publishers, node: nodes, version: versions }
+  const rendered: Record<ChangeRow['kind'], Map<string, Rendered>> = { publisher: new Map(), node: new Map(), version: new Map() }
+  for (let from = 0; from < rows.length; from += RENDERED_AT_ONCE) {
+    if (from) await breathe()
+    await renderInto(deps.db, rows.slice(from, from + RENDERED_AT_ONCE), publicUrl, rendered)
+  }
   const changes = rows.map((r) => ({ serial: r.serial, kind: r.kind, id: r.entity_id, ...(rendered[r.kind].get(r.entity_id) ?? DELETED) }))
   return {
     instance: position.instanceId,

@@ -47,6 +47,31 @@ describe('GET /changes', () => {
     expect((await t.call('GET', '/changes?since=abc')).body.error).toBe('bad_request')
   })
 
+  test('a page longer than what is rendered at once (100) renders every entry, as short pages of it do', async () => {
+    const { pat } = await aliceWithPublisher(t)
+    const { commitWrite } = await import('../../src/services/changes')
+    await commitWrite(t.deps, async (w) => {
+      for (let i = 0; i < 300; i++) {
+        const id = `p${String(i).padStart(3, '0')}`
+        await w.db.insertInto('publishers').values({ id, name: id.toUpperCase(), created_at: w.now, updated_at: w.now }).execute()
+        w.publisher(id)
+      }
+    })
+    await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
+    const whole = (await t.call('GET', '/changes?limit=1000')).body.changes
+    expect(whole).toHaveLength(303) // acme, the 300, then pack and its version (acme moved to its latest change)
+    expect(whole.filter((c: any) => c.op !== 'upsert')).toEqual([])
+    expect(whole.slice(-3).map((c: any) => c.kind)).toEqual(['publisher', 'node', 'version'])
+    const pieces: unknown[] = []
+    for (let since = 0; ;) {
+      const page = (await t.call('GET', `/changes?since=${since}&limit=100`)).body
+      if (!page.changes.length) break
+      pieces.push(...page.changes)
+      since = page.next
+    }
+    expect(whole).toEqual(pieces)
+  })
+
   test('a ban carries the banned entity; a deletion is a tombstone without one', async () => {
     const { pat } = await aliceWithPublisher(t)
     const v1 = await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
