@@ -10,6 +10,7 @@ import {
   type UpstreamPublisher,
   type UpstreamVersion,
 } from '../domain/upstream-wire'
+import { ARCHIVE_PREFIX } from '../domain/urls'
 import { invalidReply, type UpstreamHttp } from './http-client'
 
 export interface FeedPageItems {
@@ -24,7 +25,22 @@ export interface FeedPageItems {
 const issue = (r: { issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]] }) =>
   `${v.getDotPath(r.issues[0]) ?? 'entity'}: ${r.issues[0].message}`
 
-function toItem(change: FeedEnvelope['changes'][number]): MirrorItem | string {
+/**
+ * An archive's address through `base`, the address this registry reads the upstream at: the upstream hands out
+ * addresses made from its own --public-url, which need not be reachable from here (one serving on 0.0.0.0 without
+ * it hands out http://0.0.0.0:8080/...; one behind a proxy, the proxy's). Only an address of the archive route
+ * (`/archives/PUBLISHER/NODE/VERSION/node.zip`, after any prefix) is taken through `base`; any other is kept.
+ */
+export function archiveUrlThrough(url: string, base: string): string {
+  const parsed = URL.parse(url)
+  if (!parsed) return url
+  const segments = parsed.pathname.split('/')
+  const at = segments.length - 5
+  if (at < 1 || `/${segments[at]}` !== ARCHIVE_PREFIX || segments[at + 4] !== 'node.zip') return url
+  return `${base}/${segments.slice(at).join('/')}${parsed.search}`
+}
+
+function toItem(change: FeedEnvelope['changes'][number], base: string | undefined): MirrorItem | string {
   if (change.op === 'delete') return { kind: change.kind, tombstone: true, id: change.id }
   if (change.entity === undefined) return `a ${change.op} entry without its entity`
   const parse = { publisher: parseUpstreamPublisher, node: parseUpstreamNode, version: parseUpstreamVersion }[change.kind]
@@ -43,20 +59,24 @@ function toItem(change: FeedEnvelope['changes'][number]): MirrorItem | string {
   const nodeId = typeof version.node_id === 'string' ? version.node_id : ''
   if (!nodeId) return 'malformed version: node_id: is required'
   const data = versionItem(version, nodeId)
+  if (base && data.archiveUrl) data.archiveUrl = archiveUrlThrough(data.archiveUrl, base)
   data.hostNodes = change.host_nodes
   data.archiveSha256 = change.archive?.sha256
   return { kind: 'version', data }
 }
 
-/** A page of a feed, as items; the serials must increase and `next` must be the last one. */
-export function feedPageItems(page: FeedEnvelope, since: number): FeedPageItems {
+/**
+ * A page of a feed, as items; the serials must increase and `next` must be the last one. `base`: where the feed was
+ * read, which archives are fetched through (none for a bundle's pages: its archives travel in it).
+ */
+export function feedPageItems(page: FeedEnvelope, since: number, base?: string): FeedPageItems {
   const out: FeedPageItems = { instance: page.instance, next: page.next, head: page.head, items: [], problems: [] }
   let last = since
   for (const change of page.changes) {
     // A feed that goes backwards or repeats itself cannot be followed safely.
     if (change.serial <= last) throw new FeedError(`the feed's serials are out of order at ${change.serial}`)
     last = change.serial
-    const item = toItem(change)
+    const item = toItem(change, base)
     if (typeof item === 'string') out.problems.push({ kind: change.kind, id: change.id, reason: item, serial: change.serial })
     else out.items.push({ serial: change.serial, item })
   }
@@ -78,7 +98,7 @@ export async function fetchFeedEnvelope(http: UpstreamHttp, base: string, since:
 }
 
 export async function fetchFeedPage(http: UpstreamHttp, base: string, since: number): Promise<FeedPageItems> {
-  return feedPageItems(await fetchFeedEnvelope(http, base, since), since)
+  return feedPageItems(await fetchFeedEnvelope(http, base, since), since, base)
 }
 
 /** Whether the upstream has a change feed (another registry-mirror) or not (the public registry). */

@@ -126,7 +126,7 @@ export function readFeed(http: UpstreamHttp, base: string, first: FeedPageItems,
     const { envelope } = pending?.since === since ? pending : request(since)
     const page = await envelope
     pending = isLast({ ...page, size: page.changes.length }) ? undefined : request(page.next)
-    return feedPageItems(page, since)
+    return feedPageItems(page, since, base)
   }
   return readAhead(first, next, opts.ahead, () => stop.abort())
 }

@@ -77,6 +77,23 @@ describe('sync from another registry-mirror', () => {
     expect(res.headers.get('etag')).toBe(`"${new Bun.CryptoHasher('sha256').update(zip).digest('hex')}"`)
   })
 
+  test('archives are fetched through the address synced from, whatever public URL the upstream hands out', async () => {
+    // Nothing listens on port 9: the addresses this upstream hands out (with a prefix, as behind a proxy) are unreachable.
+    upstream = await serveTestApp({ publicUrl: 'http://127.0.0.1:9/registry' })
+    const { pat } = await aliceWithPublisher(upstream)
+    const zip = makeZip(samplePack([{ name: 'weights.bin', data: crypto.getRandomValues(new Uint8Array(20_000)) }]))
+    await publishActive(upstream, { pat, node: 'blur-pack', version: '1.0.0', bytes: zip })
+    expect((await upstream.call('GET', '/nodes/blur-pack/install')).body.downloadUrl).toBe(
+      'http://127.0.0.1:9/registry/archives/acme/blur-pack/1.0.0/node.zip',
+    )
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url, { archives: 'eager' })
+    expect(summary).toMatchObject({ complete: true, archives: { fetched: 1, failed: 0 } })
+    expect(upstream.requests).toContain('/archives/acme/blur-pack/1.0.0/node.zip')
+    const res = await mirror.app.request('/archives/acme/blur-pack/1.0.0/node.zip')
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(zip)
+  })
+
   test('changes upstream arrive incrementally: new versions, edits, bans, deletions', async () => {
     upstream = await serveTestApp()
     const { pat, token } = await aliceWithPublisher(upstream)
