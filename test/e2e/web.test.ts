@@ -202,7 +202,8 @@ beforeAll(async () => {
   })
   mkdirSync(SCREENSHOTS, { recursive: true })
   console.log(`screenshots of the pages: ${SCREENSHOTS}`)
-})
+  // Two servers, a sync, a browser: past a hook's 5 s on a busy machine.
+}, 30_000)
 
 afterAll(async () => {
   await browser?.close()
@@ -416,6 +417,20 @@ describe.skipIf(!runBrowserTests)('the web pages in Chromium', () => {
     expect(await page.evaluate('window.pwned')).toBeUndefined()
     expect(await page.locator('main img, main script').count()).toBe(0)
     await finish(w, server.url)
+  })
+
+  test('the Search button keeps its word whole, narrow or wide (a flex row once squeezed it to "Searc" / "h")', async () => {
+    for (const width of [360, 1024, 1600]) {
+      const w = await open(server.url, { width })
+      await w.page.goto(`${server.url}/`)
+      // A word broken over two lines has two line boxes.
+      const lines = await w.page.evaluate(
+        `(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector('form button[type=submit]'));
+          return r.getClientRects().length })()`,
+      )
+      expect({ width, lines }).toEqual({ width, lines: 1 })
+      await finish(w, server.url)
+    }
   })
 
   test('a narrow screen: every page fits its width, and the node page stacks its columns', async () => {
