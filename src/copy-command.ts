@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { existingStoreFile } from './data-dir'
+import { plural } from './domain/plural'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
 import { openStoreAt, s3Settings } from './serve-backends'
@@ -54,7 +55,10 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
     const key = readFileSync(join(config.data, 'signing.key'), 'utf8').trim()
     await sharedSecret(to, 'url-signing', () => key, new Date().toISOString())
     const rows = Object.values(counts).reduce((a, b) => a + b, 0)
-    io.out(`copied ${rows} rows in ${Object.keys(counts).length} tables and ${archives} archives into ${redactUrl(config.database)}`)
+    io.out(
+      `copied ${plural(rows, 'row')} in ${plural(Object.keys(counts).length, 'table')} and ${plural(archives, 'archive')} ` +
+        `into ${redactUrl(config.database)}`,
+    )
     return 0
   } catch (err) {
     if (err instanceof TargetNotEmptyError) return (io.err(err.message), 1)

@@ -70,7 +70,7 @@ describeOnBackends('copy-store', () => {
       run.io,
     )
     expect({ code, err: run.err }).toEqual({ code: 0, err: [] })
-    expect(run.out[0]).toMatch(/^copied \d+ rows in \d+ tables and 1 archives into postgres:\/\//)
+    expect(run.out[0]).toMatch(/^copied [\d,]+ rows in \d+ tables and 1 archive into postgres:\/\//)
 
     // The same registry on the new backends.
     const pg = await openStore(schema.url)
