@@ -94,6 +94,20 @@ describe('sync from another registry-mirror', () => {
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(zip)
   })
 
+  test('archives that cannot be fetched leave the run incomplete, its reason naming the first and why', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    await publishActive(upstream, { pat, node: 'blur-pack', version: '1.0.0' })
+    await publishActive(upstream, { pat, node: 'sharp-pack', version: '1.0.0' })
+    upstream.intercept = (url) => (url.pathname.startsWith('/archives/') ? new Response('broken', { status: 500 }) : undefined)
+    mirror = await makeTestApp()
+    const summary = await sync(mirror, upstream.url, { archives: 'eager' })
+    expect(summary).toMatchObject({ complete: false, archives: { fetched: 0, failed: 2 } })
+    expect(summary.reason).toMatch(
+      /^2 archives could not be fetched \(the first, (blur|sharp)-pack@1\.0\.0: http:\/\/127\.0\.0\.1:\d+\/archives\/.* HTTP 500/,
+    )
+  })
+
   test('changes upstream arrive incrementally: new versions, edits, bans, deletions', async () => {
     upstream = await serveTestApp()
     const { pat, token } = await aliceWithPublisher(upstream)

@@ -57,6 +57,7 @@ export async function archivePass(ctx: RunContext, opts: { fetchAll: boolean; ve
         addProblems(ctx, [{ kind: 'archive', id, reason: `the upstream has no such archive (HTTP ${err.status})` }])
       } else {
         summary.archives.failed++
+        ctx.firstArchiveFailure ??= `${id}: ${err.message}`
         deps.log.warn('mirror.archive_failed', { node: t.node_id, version: t.version, error: err.message })
       }
     }

@@ -57,6 +57,8 @@ export interface RunContext {
   /** Ids skipped so far in the run. */
   skipped: { nodes: Set<string>; publishers: Set<string> }
   progress(p: Partial<SyncProgress>): void
+  /** The first archive that could not be fetched, and why: said in the run's reason (the others are in the log). */
+  firstArchiveFailure?: string
   /** Throws when the run was asked to stop. */
   checkpoint(): void
 }
@@ -100,7 +102,9 @@ export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummar
     await (kind === 'feed' ? feedPass(ctx) : publicPass(ctx))
     if (opts.archives !== 'none') await archivePass(ctx, { fetchAll: opts.archives === 'eager', verify: summary.full })
     summary.complete = summary.archives.failed === 0
-    if (!summary.complete) summary.reason = `${plural(summary.archives.failed, 'archive')} could not be fetched`
+    if (!summary.complete) {
+      summary.reason = `${plural(summary.archives.failed, 'archive')} could not be fetched (the first, ${ctx.firstArchiveFailure})`
+    }
   } catch (err) {
     summary.complete = false
     summary.unreachable = err instanceof UpstreamError && err.kind === 'unreachable'
