@@ -133,6 +133,6 @@ describe('GET /metrics', () => {
 
   test('--metrics=false leaves the route out', async () => {
     t = await makeTestApp({ settings: { metrics: false } })
-    expect((await t.call('GET', '/metrics')).status).toBe(404)
+    expect((await t.call('GET', '/metrics')).body).toEqual({ error: 'not_found', message: 'No route for GET /metrics' })
   })
 })

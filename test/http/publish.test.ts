@@ -118,7 +118,11 @@ describe('POST /publishers/{p}/nodes/{n}/versions', () => {
   })
 
   test('unknown publisher 404', async () => {
-    expect((await publish(t, { pat: 'x', publisher: 'ghost', node: 'pack', version: '1.0.0' })).status).toBe(404)
+    // The message tells the publisher's 404 from an unmatched route's.
+    expect(await publish(t, { pat: 'x', publisher: 'ghost', node: 'pack', version: '1.0.0' })).toMatchObject({
+      status: 404,
+      body: { error: 'not_found', message: 'publisher "ghost" not found' },
+    })
   })
 
   test('duplicate version 409 with the upstream message, also after normalisation', async () => {

@@ -56,7 +56,7 @@ describe('system endpoints', () => {
   })
 
   test('unknown routes answer 404 with the error shape', async () => {
-    expect(await t.call('GET', '/nope')).toMatchObject({ status: 404, body: { error: 'not_found' } })
+    expect(await t.call('GET', '/nope')).toMatchObject({ status: 404, body: { error: 'not_found', message: 'No route for GET /nope' } })
   })
 
   test('CORS: any origin, with the headers the web front end sends', async () => {

@@ -46,6 +46,7 @@ describe('every page', () => {
   test('the API keeps its own answers: no page headers, JSON 404s', async () => {
     t = await makeTestApp()
     const search = await page('/nodes/search')
+    expect(search.status).toBe(200)
     expect(search.headers.get('content-security-policy')).toBeNull()
     expect(search.headers.get('content-type')).toBe('application/json')
     const missing = await page('/no-such-route')
@@ -385,7 +386,10 @@ describe('the clients page', () => {
 
   test('at comfy-cli own address, no caveat is needed', async () => {
     t = await makeTestApp({ settings: { publicUrl: 'http://localhost:8080' } })
-    const { html } = await page('/-/clients')
+    const { status, html } = await page('/-/clients')
+    // The page itself, with its commands for this address: an absence alone would pass on any answer.
+    expect(status).toBe(200)
+    expect(html).toContain('<pre id="registry-url">http://localhost:8080</pre>')
     expect(html).not.toContain('This registry is at')
   })
 })
