@@ -130,7 +130,7 @@ describe('the binary as a mirror', () => {
   test('sync from nowhere fails with a reason and a non-zero status; bad flags are usage errors', () => {
     const failed = run('sync', '--from', 'http://127.0.0.1:9', '--data', dir('e'), '--retries', '0')
     expect(failed.code).toBe(1)
-    expect(failed.out).toMatch(/incomplete: .*cannot connect.*\(after 1 tries\)/)
+    expect(failed.out).toMatch(/incomplete: .*cannot connect.*\(after 1 try\)/)
     expect(run('sync', '--data', dir('e')).code).toBe(2)
     expect(run('sync', '--from', 'ftp://x').err).toBe('--from: expected an absolute http(s) URL (got "ftp://x")')
     expect(run('import', '--data', dir('e'), join(root, 'missing.tar'))).toMatchObject({
