@@ -93,7 +93,8 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
       for (const name of await readdir(tmpDir).catch(() => [])) {
         const path = join(tmpDir, name)
         const info = await stat(path).catch(() => undefined)
-        if (name.endsWith('.part') && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
+        const leftover = name.endsWith('.part') || name.endsWith('.probe')
+        if (leftover && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
           await rm(path, { force: true })
           removed++
         }
@@ -102,7 +103,9 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     },
 
     async check() {
-      const probe = join(tmpDir, `${newId()}.probe`)
+      // Named after this process, as staging files are: a process killed between the write and the removal (a
+      // health check every few seconds makes that likely) left one behind for good, and each crash added one.
+      const probe = join(tmpDir, `${process.pid}-${newId()}.probe`)
       try {
         await Bun.write(probe, 'ok')
         await rm(probe)
