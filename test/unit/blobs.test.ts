@@ -87,6 +87,16 @@ describe('createDiskBlobStore', () => {
     expect([existsSync(dead), existsSync(live), existsSync(old)]).toEqual([false, true, false])
   })
 
+  test("sweeps at once the leftovers of an earlier process with this one's pid (a container's pid 1), never its own", async () => {
+    const dir = tmp()
+    const blobs = createDiskBlobStore(dir)
+    const staged = await blobs.stage(new Blob(['in flight']).stream(), 100)
+    const earlier = join(dir, 'tmp', `${process.pid}-p0badf00d-a.part`)
+    writeFileSync(earlier, 'x')
+    expect(await blobs.sweep(3600_000)).toBe(1)
+    expect([existsSync(earlier), existsSync(staged.localPath)]).toEqual([false, true])
+  })
+
   test('directories are 0700 and stored files 0600', async () => {
     const dir = tmp()
     const blobs = createDiskBlobStore(dir)
