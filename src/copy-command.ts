@@ -14,10 +14,9 @@ import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
 import { openStoreAt, s3Settings } from './serve-backends'
 import type { Io } from './io'
-import { copyStore, TargetNotEmptyError } from './store/copy'
+import { copyStore, refreshCopiedStatistics, TargetNotEmptyError } from './store/copy'
 import type { Store } from './store/db'
 import { redactUrl } from './store/postgres'
-import { sharedSecret } from './store/shared-state'
 
 export const COPY_HELP = `Usage: registry-mirror copy-store --data DIR --database URL [--storage s3://BUCKET/PREFIX] [--s3-* ...]
 
@@ -50,10 +49,9 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
     const archives = config.storage ? await copyArchives(config) : 0
     from = await openStoreAt(source)
     to = await openStoreAt(config.database)
-    const counts = await copyStore(from, to)
     // Signed URLs handed out before the move stay valid: the instances sign with the same key.
     const key = readFileSync(join(config.data, 'signing.key'), 'utf8').trim()
-    await sharedSecret(to, 'url-signing', () => key, new Date().toISOString())
+    const counts = await copyStore(from, to, { secrets: { 'url-signing': key } })
     const rows = Object.values(counts).reduce((a, b) => a + b, 0)
     io.out(
       `copied ${plural(rows, 'row')} in ${plural(Object.keys(counts).length, 'table')} and ${plural(archives, 'archive')} ` +
@@ -61,6 +59,16 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
     )
     return 0
   } catch (err) {
+    if (err instanceof TargetNotEmptyError && err.sameRegistry && from && to) {
+      // A run killed after its commit: the rows and the key are there; only the statistics may be missing.
+      try {
+        await refreshCopiedStatistics(from, to)
+      } catch (statsErr) {
+        return (io.err(`copy failed: ${(statsErr as Error).message}`), 1)
+      }
+      io.out(err.message)
+      return 0
+    }
     if (err instanceof TargetNotEmptyError) return (io.err(err.message), 1)
     io.err(`copy failed (the database was left as it was): ${(err as Error).message}`)
     return 1

@@ -4,7 +4,6 @@
  * instances must agree on comes from the shared store then: the URL-signing key and the rate limits.
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BlobStore } from './blobs/blob-store'
 import { createDiskBlobStore } from './blobs/disk'
@@ -17,6 +16,7 @@ import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './
 import { openStore, type Store } from './store/db'
 import { isPostgresUrl, redactUrl } from './store/postgres'
 import { sharedSecret } from './store/shared-state'
+import { fileSecret } from './signing-key-file'
 
 export interface Backends {
   db: Store
@@ -27,22 +27,6 @@ export interface Backends {
   limiter(name: string, limit: number, windowMs: number): RateLimiter
   /** For the start-up log line: where the store and archives are (no credentials). */
   where: { database: string; storage: string }
-}
-
-/** The signing secret of a single process: generated on first start and kept in the data directory (mode 0600). */
-function fileSecret(dir: string): string {
-  const path = join(dir, 'signing.key')
-  try {
-    return readFileSync(path, 'utf8').trim()
-  } catch {
-    const secret = randomBytes(32).toString('hex')
-    try {
-      writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' })
-      return secret
-    } catch {
-      return readFileSync(path, 'utf8').trim() // another process made it first
-    }
-  }
 }
 
 /** The object store's settings, from `--storage` and the `--s3-*` settings. */

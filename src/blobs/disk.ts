@@ -9,10 +9,21 @@ import { isSha256, type BlobStore, type StagedBlob } from './blob-store'
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
 
-/** Whether the process that staged this file (its name starts with its pid) has ended. */
+/**
+ * This process among all that had its pid: in a container the server is often pid 1 at every start, so a pid alone
+ * took the leftovers of the killed one before it for this process's own, and kept them for the hour.
+ */
+const INCARNATION = newId().slice(0, 8)
+/** Staging and probe files start with this: the pid and the incarnation of the process that made them. */
+const OWNER = `${process.pid}-p${INCARNATION}-`
+
+/** Whether the process that staged this file (its name starts with its pid, then its incarnation) has ended. */
 function ownerIsGone(name: string): boolean {
-  const pid = Number(/^(\d+)-/.exec(name)?.[1])
-  if (!pid || pid === process.pid) return false
+  const [, pidText, incarnation] = /^(\d+)-(?:p([0-9a-f]{8})-)?/.exec(name) ?? []
+  const pid = Number(pidText)
+  if (!pid) return false
+  // Our pid: ours if it is our incarnation (or one named before incarnations, which the hour's sweep takes).
+  if (pid === process.pid) return incarnation !== undefined && incarnation !== INCARNATION
   try {
     process.kill(pid, 0)
     return false
@@ -35,7 +46,7 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
 
   async function stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob> {
     // Named after this process, so that a later start can tell a dead process's leftovers from live uploads.
-    const tmp = join(tmpDir, `${process.pid}-${newId()}.part`)
+    const tmp = join(tmpDir, `${OWNER}${newId()}.part`)
     const file = await open(tmp, 'wx', FILE_MODE)
     const hasher = new Bun.CryptoHasher('sha256')
     let size = 0
@@ -93,7 +104,8 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
       for (const name of await readdir(tmpDir).catch(() => [])) {
         const path = join(tmpDir, name)
         const info = await stat(path).catch(() => undefined)
-        if (name.endsWith('.part') && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
+        const leftover = name.endsWith('.part') || name.endsWith('.probe')
+        if (leftover && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
           await rm(path, { force: true })
           removed++
         }
@@ -102,7 +114,9 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     },
 
     async check() {
-      const probe = join(tmpDir, `${newId()}.probe`)
+      // Named after this process, as staging files are: a process killed between the write and the removal (a
+      // health check every few seconds makes that likely) left one behind for good, and each crash added one.
+      const probe = join(tmpDir, `${OWNER}${newId()}.probe`)
       try {
         await Bun.write(probe, 'ok')
         await rm(probe)

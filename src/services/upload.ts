@@ -11,7 +11,7 @@ import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../e
 import { findNode } from '../store/nodes'
 import { findPublisher } from '../store/publishers'
 import type { NodeRow, VersionRow } from '../store/schema'
-import { claimUpload, releaseUpload } from '../store/uploads'
+import { claimUpload, releaseUpload, renewUpload } from '../store/uploads'
 import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
 import { commitWrite } from './changes'
 import { timestamp, type Deps } from './deps'
@@ -80,9 +80,11 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   // Refused at once, before a byte of the body is read: the first PUT holds the version until it ends.
   // In a write turn, as commitWrite's writes (services/write-turn.ts): after the download writer thread's batch, on a
   // promise, rather than polling the lock while the thread commits.
-  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps))))) {
+  const staleBefore = new Date(deps.now().getTime() - CLAIM_STALE_MS).toISOString()
+  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps), staleBefore)))) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
+  const renewing = keepClaim(deps, version.id)
   let staged: StagedBlob | undefined
   try {
     staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
@@ -103,7 +105,29 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
     await inWriteTurn(deps.db, () => releaseUpload(deps.db, version.id))
     deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
+  } finally {
+    renewing.stop()
   }
+}
+
+/**
+ * How often an upload under way renews its claim, and how old a claim must be to count as abandoned: a process
+ * killed mid-upload (a crash, an OOM kill, a restart) never releases its claim, and until then every retry of the
+ * still valid URL was 409 for an hour, after the URL had expired: a server crash burnt the version number. Four
+ * renewals fit in the window, so a busy event loop or a clock a little apart between instances does not free a
+ * live upload's claim; the URL is valid for 15 minutes, so a retry two minutes after a crash works.
+ */
+export const CLAIM_RENEW_MS = 30_000
+export const CLAIM_STALE_MS = 2 * 60_000
+
+/** Renews the claim on `versionId` every `everyMs` until stopped (a failed renewal is logged; the next one retries). */
+export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_MS): { stop(): void } {
+  const timer = setInterval(() => {
+    inWriteTurn(deps.db, () => renewUpload(deps.db, versionId, timestamp(deps))).catch((err: Error) =>
+      deps.log.warn('upload.claim_renew_failed', { error: err.message }),
+    )
+  }, everyMs)
+  return { stop: () => clearInterval(timer) }
 }
 
 async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, staged: StagedBlob): Promise<VersionRow> {

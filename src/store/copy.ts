@@ -5,6 +5,7 @@
  * the source and copied parents first, so tables added by later migrations come along too.
  */
 import { sql } from 'kysely'
+import { feedPosition } from './changes'
 import { refreshStatistics, type Store } from './db'
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 bound values for the widest table. */
@@ -37,22 +38,34 @@ async function tablesInOrder(from: Store): Promise<string[]> {
   return ordered.filter((name) => !LEFT_OUT.has(name))
 }
 
-export class TargetNotEmptyError extends Error {}
+export class TargetNotEmptyError extends Error {
+  /** `sameRegistry`: the target holds the source's registry at the source's serial (an earlier copy committed). */
+  constructor(
+    message: string,
+    readonly sameRegistry = false,
+  ) {
+    super(message)
+  }
+}
 
-/** Copies every row of `from` (SQLite) into `to` (PostgreSQL, migrated and empty); returns the rows per table. */
-export async function copyStore(
-  from: Store,
-  to: Store,
-  onTable: (table: string, rows: number) => void = () => {},
-): Promise<Record<string, number>> {
+export interface CopyOptions {
+  /** Rows of `registry_secrets` to write with the copied rows (the URL-signing key kept in a file beside SQLite). */
+  secrets?: Record<string, string>
+  onTable?: (table: string, rows: number) => void
+}
+
+/**
+ * Copies every row of `from` (SQLite) into `to` (PostgreSQL, migrated and empty), and `secrets`, in one transaction;
+ * returns the rows per table.
+ */
+export async function copyStore(from: Store, to: Store, opts: CopyOptions = {}): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
   const tables = await tablesInOrder(from)
   await to.transaction().execute(async (trx) => {
     const used = await sql<{
       n: number
     }>`select (select count(*) from users) + (select count(*) from publishers) + (select count(*) from changes) as n`.execute(trx)
-    if (Number(used.rows[0]!.n) > 0)
-      throw new TargetNotEmptyError('the target database already holds a registry: copy only into a new, empty one')
+    if (Number(used.rows[0]!.n) > 0) throw await notEmpty(from, trx)
     // The new database's own row gives way to the source's: its instance id and last serial.
     await trx.deleteFrom('registry_instance').execute()
     for (const table of tables) {
@@ -73,8 +86,17 @@ export async function copyStore(
         copied += rows.length
       }
       counts[table] = copied
-      onTable(table, copied)
+      opts.onTable?.(table, copied)
     }
+    // With the rows, not after them: a copy killed between the two left a registry whose signed URLs no instance
+    // could check, and that a second run refused to touch.
+    const now = new Date().toISOString()
+    for (const [name, value] of Object.entries(opts.secrets ?? {}))
+      await trx
+        .insertInto('registry_secrets')
+        .values({ name, value, created_at: now })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute()
     // The audit log's ids were copied as they were: its sequence goes on after the last.
     await sql`select setval(pg_get_serial_sequence('audit_log', 'id'), coalesce((select max(id) from audit_log), 0) + 1, false)`.execute(
       trx,
@@ -84,4 +106,21 @@ export async function copyStore(
   // 0.1 ms on its node's.
   await refreshStatistics(to, tables)
   return counts
+}
+
+/** Statistics of every table a copy fills: what a copy killed after its commit left undone. */
+export async function refreshCopiedStatistics(from: Store, to: Store): Promise<void> {
+  await refreshStatistics(to, await tablesInOrder(from))
+}
+
+/** The refusal of a target that holds a registry, saying whether it is this one, copied by an earlier run. */
+async function notEmpty(from: Store, target: Store): Promise<TargetNotEmptyError> {
+  const [source, held] = await Promise.all([feedPosition(from), feedPosition(target).catch(() => undefined)])
+  if (held?.instanceId === source.instanceId && held.lastSerial === source.lastSerial)
+    return new TargetNotEmptyError(
+      `the target database already holds this registry (instance ${source.instanceId} at serial ${source.lastSerial}): ` +
+        'an earlier copy-store completed; nothing was copied',
+      true,
+    )
+  return new TargetNotEmptyError('the target database already holds a registry: copy only into a new, empty one')
 }

@@ -2,15 +2,33 @@
 import type { Store } from './db'
 import { isUniqueViolation } from './db'
 
-/** True when this caller now holds the claim; false when another upload holds it (in flight or done). */
-export async function claimUpload(db: Store, versionId: string, now: string): Promise<boolean> {
+/**
+ * True when this caller now holds the claim; false when another upload holds it (in flight or done). A claim last
+ * renewed before `staleBefore` whose version has no archive is taken over: its upload died with its process.
+ */
+export async function claimUpload(db: Store, versionId: string, now: string, staleBefore: string): Promise<boolean> {
   try {
     await db.insertInto('upload_claims').values({ version_id: versionId, claimed_at: now }).execute()
     return true
   } catch (err) {
-    if (isUniqueViolation(err)) return false
-    throw err
+    if (!isUniqueViolation(err)) throw err
   }
+  // One statement: of two PUTs taking over at once, the second finds the claim renewed by the first.
+  const taken = await db
+    .updateTable('upload_claims')
+    .set({ claimed_at: now })
+    .where('version_id', '=', versionId)
+    .where('claimed_at', '<', staleBefore)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'upload_claims.version_id'))),
+    )
+    .executeTakeFirst()
+  return Number(taken.numUpdatedRows) === 1
+}
+
+/** An upload under way says it is alive: its claim is not taken for abandoned while it renews it. */
+export async function renewUpload(db: Store, versionId: string, now: string): Promise<void> {
+  await db.updateTable('upload_claims').set({ claimed_at: now }).where('version_id', '=', versionId).execute()
 }
 
 export async function releaseUpload(db: Store, versionId: string): Promise<void> {

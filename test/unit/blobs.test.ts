@@ -71,6 +71,32 @@ describe('createDiskBlobStore', () => {
     expect([existsSync(dead), existsSync(live), existsSync(parent)]).toEqual([false, true, true])
   })
 
+  test('sweeps the write probes of a process killed mid-check, as it sweeps staging files', async () => {
+    const dir = tmp()
+    const blobs = createDiskBlobStore(dir)
+    expect(await blobs.check()).toBe(true)
+    expect([...new Bun.Glob('tmp/*').scanSync(dir)]).toEqual([]) // a check that ends removes its probe
+    const ended = Bun.spawnSync(['true']).pid
+    const dead = join(dir, 'tmp', `${ended}-a.probe`)
+    const live = join(dir, 'tmp', `${process.pid}-b.probe`)
+    const old = join(dir, 'tmp', 'c.probe') // from a release that named probes without the process
+    for (const f of [dead, live, old]) writeFileSync(f, 'ok')
+    const twoHoursAgo = (Date.now() - 2 * 3600_000) / 1000
+    utimesSync(old, twoHoursAgo, twoHoursAgo)
+    expect(await blobs.sweep(3600_000)).toBe(2)
+    expect([existsSync(dead), existsSync(live), existsSync(old)]).toEqual([false, true, false])
+  })
+
+  test("sweeps at once the leftovers of an earlier process with this one's pid (a container's pid 1), never its own", async () => {
+    const dir = tmp()
+    const blobs = createDiskBlobStore(dir)
+    const staged = await blobs.stage(new Blob(['in flight']).stream(), 100)
+    const earlier = join(dir, 'tmp', `${process.pid}-p0badf00d-a.part`)
+    writeFileSync(earlier, 'x')
+    expect(await blobs.sweep(3600_000)).toBe(1)
+    expect([existsSync(earlier), existsSync(staged.localPath)]).toEqual([false, true])
+  })
+
   test('directories are 0700 and stored files 0600', async () => {
     const dir = tmp()
     const blobs = createDiskBlobStore(dir)
