@@ -4,8 +4,6 @@
  * along (users, tokens, the change feed and its serials, the audit log, the signing key); archives are hashed
  * again on the way. Run it with no server on the data directory, once, into an empty database.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseCommandArgs } from './cli-args'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { existingStoreFile } from './data-dir'
@@ -13,6 +11,7 @@ import { plural } from './domain/plural'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
 import { openStoreAt, s3Settings } from './serve-backends'
+import { fileSecret } from './signing-key-file'
 import type { Io } from './io'
 import { copyStore, refreshCopiedStatistics, TargetNotEmptyError } from './store/copy'
 import type { Store } from './store/db'
@@ -50,7 +49,8 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
     from = await openStoreAt(source)
     to = await openStoreAt(config.database)
     // Signed URLs handed out before the move stay valid: the instances sign with the same key.
-    const key = readFileSync(join(config.data, 'signing.key'), 'utf8').trim()
+    // Read as serve reads it: an empty key file (a first start killed while making it) is no key to copy.
+    const key = fileSecret(config.data)
     const counts = await copyStore(from, to, { secrets: { 'url-signing': key } })
     const rows = Object.values(counts).reduce((a, b) => a + b, 0)
     io.out(
