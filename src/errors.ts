@@ -68,8 +68,27 @@ export class AppError extends Error {
     /** One line per problem, when there are several (invalid fields); the proxy error body lists them. */
     readonly details: readonly string[] = [],
   ) {
-    super(message)
+    super(clipped(message))
+    this.details = details.map(clipped)
   }
+}
+
+/**
+ * Messages name what the caller sent (an unknown id, a bad value, the path to a field), and a URL or a field may be
+ * 64 KiB: an answer keeps at most this much of each line, its beginning and its end (what went wrong is said last:
+ * `node "…" not found`, `body.a.0.0…0: text may not hold a NUL`), so a 404 is never a copy of the request.
+ */
+export const MAX_MESSAGE_CHARS = 1000
+
+const isHighSurrogate = (s: string, i: number) => /[\uD800-\uDBFF]/.test(s[i] ?? '')
+const isLowSurrogate = (s: string, i: number) => /[\uDC00-\uDFFF]/.test(s[i] ?? '')
+
+function clipped(line: string): string {
+  if (line.length <= MAX_MESSAGE_CHARS) return line
+  const half = MAX_MESSAGE_CHARS / 2
+  const headEnd = isHighSurrogate(line, half - 1) ? half - 1 : half
+  const tailStart = isLowSurrogate(line, line.length - half) ? line.length - half + 1 : line.length - half
+  return `${line.slice(0, headEnd)}…${line.slice(tailStart)}`
 }
 
 export const badRequest = (message: string, code: ErrorCode = 'bad_request') => new AppError(400, code, message)
