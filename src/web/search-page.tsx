@@ -160,7 +160,7 @@ export function SearchPage({ found, links, query }: { found: Found; links: Links
         </datalist>
       </form>
       <p id="results-status" class="sr-only" role="status" aria-live="polite"></p>
-      <section id="results" aria-labelledby="results-heading">
+      <section id="results" aria-labelledby="results-heading" tabindex={-1}>
         <Results found={found} links={links} query={query} />
       </section>
     </>

@@ -17,7 +17,11 @@
         .then(async (res) => {
           // A 400 (a filter too long, say) comes as a fragment that says why; anything else is a failure.
           if (!res.ok && res.status !== 400) throw new Error(`status ${res.status}`)
+          // Focus in the old results (a Tab as they arrive) stays at its place in the new ones, not the page's start.
+          const links = () => [...region.querySelectorAll('a')]
+          const at = links().indexOf(document.activeElement)
           region.innerHTML = await res.text()
+          if (at >= 0) (links()[at] ?? region).focus()
           const summary = region.querySelector('[data-summary]')
           if (status) status.textContent = summary ? summary.textContent : ''
           history.replaceState(null, '', form.action.split('?')[0] + query)

@@ -1,0 +1,178 @@
+/**
+ * The web pages as a keyboard, screen-reader and small-screen user meets them, in Debian's Chromium against the
+ * compiled executable (set up as web.test.ts does): focus while results change, contrast of what tells a control
+ * apart, links that leave the site, hostile fields that must not reach another host, narrow screens.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { makeZip } from '../support/archives'
+import { ensureBinary, startServer, type Server } from '../support/binary'
+
+const CHROMIUM = '/usr/bin/chromium'
+const data = mkdtempSync(join(tmpdir(), 'registry-mirror-web-a11y-'))
+const LONG_ID = `${'x'.repeat(50)}-${'y'.repeat(49)}`
+const LONG_WORD = 'Supercalifragilistic'.repeat(9)
+
+const archive = (classes: string[]) =>
+  Buffer.from(
+    makeZip([{ name: '__init__.py', data: `NODE_CLASS_MAPPINGS = {${classes.map((c) => `"${c}": object`).join(', ')}}\n` }]),
+  ).toString('base64')
+
+/** Enough nodes for a second page of results; one hostile node and one of long unbroken words. */
+const FIXTURE = {
+  time: '2026-01-01T00:00:00.000Z',
+  users: [{ id: 'alice' }, { id: 'eve' }],
+  publishers: [
+    { id: 'acme', name: 'Acme Nodes', website: 'https://acme.example', members: [{ user: 'alice', role: 'owner' }] },
+    {
+      id: 'evil',
+      name: '<script>window.pwned=1</script>Evil',
+      website: 'javascript:window.pwned=2',
+      logo: 'https://evil.example/logo.png',
+      members: [{ user: 'eve', role: 'owner' }],
+    },
+    { id: 'quiet', name: 'Quiet Publisher' },
+  ],
+  nodes: [
+    {
+      id: 'blur-pack',
+      publisher: 'acme',
+      name: 'Blur Pack',
+      description: 'Gaussian blur.',
+      repository: 'https://github.com/acme/blur-pack',
+      versions: [
+        { version: '1.0.0', changelog: 'First.', archive_base64: archive(['ImageBlur']) },
+        { version: '1.1.0', changelog: 'Flagged.', status: 'flagged', status_reason: 'Under review.' },
+      ],
+    },
+    {
+      id: 'hostile-pack',
+      publisher: 'evil',
+      name: `<img src="https://evil.example/x.png" onerror="window.pwned=3">"Hostile" 'pack'`,
+      description: '<script>window.pwned=4</script> javascript:alert(1)',
+      repository: 'javascript:window.pwned=5',
+      icon: 'https://evil.example/icon.png',
+      banner_url: 'https://evil.example/banner.png',
+      versions: [{ version: '1.0.0', changelog: '<script>window.pwned=6</script>', archive_base64: archive(['Harmless']) }],
+    },
+    {
+      id: LONG_ID,
+      publisher: 'acme',
+      name: LONG_WORD,
+      description: LONG_WORD.repeat(3),
+      repository: `https://github.com/${LONG_WORD}/${LONG_WORD}`,
+      versions: [
+        {
+          version: `0.3.0-beta.${'1234567890'.repeat(6)}`,
+          changelog: LONG_WORD.repeat(2),
+          archive_base64: archive([`${LONG_WORD.slice(0, 150)}Node`]),
+        },
+      ],
+    },
+    ...Array.from({ length: 22 }, (_, i) => ({
+      id: `filler-${String(i).padStart(2, '0')}`,
+      publisher: 'acme',
+      name: `Filler ${i}`,
+      description: 'A node that fills the list.',
+      versions: [{ version: '1.0.0' }],
+    })),
+  ],
+}
+
+const browserMissing = !existsSync(CHROMIUM)
+if (browserMissing && !process.env.CI) console.warn(`skipping the accessibility browser tests: Chromium is missing (${CHROMIUM})`)
+const runBrowserTests = !browserMissing || Boolean(process.env.CI)
+
+let server: Server
+let browser: Browser
+
+beforeAll(async () => {
+  if (!runBrowserTests) return
+  if (browserMissing) throw new Error(`Chromium is missing (${CHROMIUM}): install it with "apt-get install -y chromium"`)
+  await ensureBinary()
+  const fixture = join(data, 'fixture.json')
+  writeFileSync(fixture, JSON.stringify(FIXTURE))
+  server = await startServer(data, '--fixture', fixture)
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+  })
+}, 30_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+  rmSync(data, { recursive: true, force: true })
+})
+
+interface Watched {
+  page: Page
+  context: BrowserContext
+  /** Every address the page asked for, so that a test can say none left the server. */
+  requests: string[]
+}
+
+async function open(opts: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1024, height: 720 },
+    colorScheme: opts.colorScheme ?? 'light',
+  })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+  const page = await context.newPage()
+  page.setDefaultTimeout(5000)
+  const watched: Watched = { page, context, requests: [] }
+  page.on('request', (req) => watched.requests.push(req.url()))
+  return watched
+}
+
+/** The focused element, described for a failure message. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const { document } = globalThis as any
+    const el = document.activeElement
+    return el === document.body || !el ? 'nothing (the body)' : `${el.tagName.toLowerCase()}: ${el.textContent.trim()}`
+  })
+
+/** Waits until the live results are those of the address's query, and no search is under way. */
+const resultsFor = (page: Page, search: string) =>
+  page.waitForFunction((s) => {
+    const { location, document } = globalThis as any
+    return location.search === s && !document.querySelector('#results[aria-busy]')
+  }, search)
+
+describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and small-screen users', () => {
+  test('a Tab pressed while results are on their way keeps focus in them when they arrive', async () => {
+    const { page, context } = await open()
+    await page.goto(`${server.url}/`)
+    // Hold the results back until the Tab has moved focus into the old ones, as a slow network or a fast typist does.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route('**/-/results*', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.getByLabel('Accelerator').fill('GPU')
+    await page.keyboard.press('Tab')
+    expect(await focused(page)).toBe('a: This search in the JSON API')
+    release()
+    await resultsFor(page, '?supported_accelerator=GPU')
+    expect(await focused(page)).toBe('a: This search in the JSON API')
+    // The status says how many, in words; the list itself is not read out.
+    expect(await page.locator('#results-status').textContent()).toBe(await page.locator('#results h2').textContent())
+    expect(await page.locator('#results-status').textContent()).toMatch(/^\d+ nodes? found$/)
+
+    // A focused link that the new results no longer have: focus goes to the results, not to the page's start.
+    await page.goto(`${server.url}/`)
+    await page.getByRole('link', { name: 'Next page' }).focus()
+    await page.getByLabel('Keyword').evaluate((input: any) => {
+      input.value = 'blur'
+      input.dispatchEvent(new Event('input', { bubbles: true }))
+    })
+    await resultsFor(page, '?search=blur')
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe('results')
+    await context.close()
+  })
+})
