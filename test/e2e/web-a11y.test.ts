@@ -143,6 +143,51 @@ const resultsFor = (page: Page, search: string) =>
     return location.search === s && !document.querySelector('#results[aria-busy]')
   }, search)
 
+/**
+ * WCAG contrast ratios measured in the page: for each form field, its border against the background around it and
+ * its own, and its placeholder against its own (colours as computed, translucent ones laid over what is behind).
+ */
+const fieldContrasts = (page: Page) =>
+  page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as any
+    type Rgba = number[]
+    const parse = (c: string): Rgba => {
+      const [r, g, b, a = 1] = c.match(/[\d.]+/g)!.map(Number)
+      return [r!, g!, b!, a]
+    }
+    const over = (top: Rgba, below: Rgba): Rgba => [0, 1, 2].map((i) => top[i]! * top[3]! + below[i]! * (1 - top[3]!)).concat(1)
+    /** The colour behind an element: its own background and its ancestors', down to the first opaque one. */
+    const behind = (el: any): Rgba => {
+      const layers: Rgba[] = []
+      for (let e = el; e; e = e.parentElement) {
+        const c = parse(getComputedStyle(e).backgroundColor)
+        if (c[3]! > 0) layers.unshift(c)
+        if (c[3] === 1) break
+      }
+      return layers.reduce((below, top) => over(top, below), [255, 255, 255, 1])
+    }
+    const luminance = (c: Rgba) =>
+      [0, 1, 2]
+        .map((i) => c[i]! / 255)
+        .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0)
+    const ratio = (a: Rgba, b: Rgba) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+      return Math.round(((hi! + 0.05) / (lo! + 0.05)) * 100) / 100
+    }
+    return [...document.querySelectorAll('input:not([type=hidden])')].map((input: any) => {
+      const own = behind(input)
+      const around = behind(input.parentElement)
+      const border = over(parse(getComputedStyle(input).borderTopColor), own)
+      const placeholder = over(parse(getComputedStyle(input, '::placeholder').color), own)
+      return {
+        id: input.id,
+        border: Math.min(ratio(border, own), ratio(border, around)),
+        placeholder: ratio(placeholder, own),
+      }
+    })
+  })
+
 describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and small-screen users', () => {
   test('a Tab pressed while results are on their way keeps focus in them when they arrive', async () => {
     const { page, context } = await open()
@@ -174,5 +219,18 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     await resultsFor(page, '?search=blur')
     expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe('results')
     await context.close()
+  })
+
+  test('form fields are told apart from the page by a border of 3:1 or more, in light and dark', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page, context } = await open({ colorScheme })
+      await page.goto(`${server.url}/`)
+      const fields = await fieldContrasts(page)
+      expect(fields.length).toBe(5)
+      // The ratio itself in a failure, and a fixed word when it is enough.
+      for (const { id, border } of fields)
+        expect({ colorScheme, id, border: border >= 3 ? 'at least 3' : border }).toEqual({ colorScheme, id, border: 'at least 3' })
+      await context.close()
+    }
   })
 })
