@@ -233,4 +233,18 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
       await context.close()
     }
   })
+
+  test('the hints in the search fields (their placeholders) have text contrast of 4.5:1 or more, light and dark', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page, context } = await open({ colorScheme })
+      await page.goto(`${server.url}/`)
+      for (const { id, placeholder } of await fieldContrasts(page))
+        expect({ colorScheme, id, placeholder: placeholder >= 4.5 ? 'at least 4.5' : placeholder }).toEqual({
+          colorScheme,
+          id,
+          placeholder: 'at least 4.5',
+        })
+      await context.close()
+    }
+  })
 })
