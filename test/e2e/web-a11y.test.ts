@@ -247,4 +247,22 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
       await context.close()
     }
   })
+
+  test('links to other sites say so, to the eye and to a screen reader; a javascript: repository is no link', async () => {
+    const { page, context, requests } = await open()
+    await page.goto(`${server.url}/-/nodes/blur-pack`)
+    const about = page.getByRole('complementary', { name: 'About' })
+    const repository = about.getByRole('link', { name: 'https://github.com/acme/blur-pack (external site)', exact: true })
+    expect(await repository.count()).toBe(1)
+    expect(await repository.evaluate((a: any) => (globalThis as any).getComputedStyle(a, '::after').content)).toContain('↗')
+    // Links within the site carry no such mark.
+    expect(await about.getByRole('link', { name: 'Acme Nodes', exact: true }).count()).toBe(1)
+
+    await page.goto(`${server.url}/-/nodes/hostile-pack`)
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0)
+    expect(await page.getByRole('complementary', { name: 'About' }).getByText('javascript:window.pwned=5').isVisible()).toBe(true)
+    expect(await page.evaluate('window.pwned')).toBeUndefined()
+    await context.close()
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([])
+  })
 })
