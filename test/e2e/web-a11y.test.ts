@@ -265,4 +265,25 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     await context.close()
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([])
   })
+
+  test("text follows the reader's default font size, and the search form still fits a narrow screen with it", async () => {
+    // A larger default font size in the browser's settings is the root element's font size; the CSP forbids the
+    // style element that stands in for it here, so this context bypasses it.
+    const context = await browser.newContext({ viewport: { width: 360, height: 720 }, bypassCSP: true })
+    const page = await context.newPage()
+    for (const [root, path] of [
+      ['32px', '/-/nodes/blur-pack'],
+      ['24px', '/'],
+    ] as const) {
+      await page.goto(server.url + path)
+      await page.addStyleTag({ content: `html { font-size: ${root} }` })
+      const { font, overflow } = await page.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as any
+        const { scrollWidth, clientWidth } = document.documentElement
+        return { font: getComputedStyle(document.querySelector('main p')).fontSize, overflow: scrollWidth - clientWidth }
+      })
+      expect({ path, font, overflow }).toEqual({ path, font: root, overflow: 0 })
+    }
+    await context.close()
+  })
 })
