@@ -286,4 +286,21 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     }
     await context.close()
   })
+
+  test('a live search that fails says so on screen, and Search then loads the results page as it says', async () => {
+    const { page, context } = await open()
+    await page.goto(`${server.url}/`)
+    await page.route('**/-/results*', (route) => route.abort())
+    await page.evaluate('window.sameDocument = true')
+    await page.getByLabel('Keyword').pressSequentially('blur')
+    const status = page.locator('#results-status')
+    await page.getByText('Search failed; press Search to load the page instead.').waitFor()
+    // Seen, not only heard: a sighted reader would otherwise look at the old results as if they were the new.
+    expect((await status.boundingBox())!.width).toBeGreaterThan(100)
+    await page.getByLabel('Keyword').press('Enter')
+    await page.getByRole('heading', { level: 2, name: '1 node found' }).waitFor()
+    expect(new URL(page.url()).searchParams.get('search')).toBe('blur')
+    expect(await page.evaluate('window.sameDocument')).toBeUndefined()
+    await context.close()
+  })
 })
