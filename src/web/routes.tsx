@@ -19,7 +19,7 @@ import { layout } from './layout'
 import { createLinks, PAGE_PREFIX } from './links'
 import { loadNodeView, NodePage } from './node-page'
 import { loadPublisherView, PublisherPage } from './publisher-page'
-import { readSearch, Results, ResultsProblem, runSearch, SearchPage } from './search-page'
+import { readSearch, Results, ResultsProblem, runSearch, SearchPage, searchTitle } from './search-page'
 
 /** Scripts, styles, images, fetches and form posts from this origin only; no inline code, no framing. */
 const pageHeaders: MiddlewareHandler = secureHeaders({
@@ -60,7 +60,7 @@ export function webRoutes(deps: Deps) {
     const query = readSearch(c)
     const found = await runSearch(deps, query)
     return c.render(<SearchPage found={found} links={links} query={query} />, {
-      title: query.search ? `Nodes matching “${isolated(query.search)}”` : 'Browse nodes',
+      title: searchTitle(query),
       section: 'browse',
     })
   })

@@ -5,7 +5,7 @@ import type { NodePage } from '../domain/wire'
 import { q, queryParams, SEARCH_FILTERS } from '../http/validate'
 import type { Deps } from '../services/deps'
 import { findNodes } from '../services/node-lists'
-import { Pager } from './format'
+import { isolated, Pager } from './format'
 import { count, plural } from '../domain/plural'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
@@ -60,6 +60,17 @@ const ACCELERATOR_VALUES = ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'GPU :: Int
 
 const filtered = (q: SearchQuery) =>
   Boolean(q.search || q.repository_url_search || q.host_node_search || q.supported_os || q.supported_accelerator)
+
+/**
+ * The page's title: the keyword, whether filters narrow it, which page of results. A link to a host node class lands
+ * on a filtered search, which "Browse nodes" (the whole list's title) misnamed.
+ */
+export function searchTitle(query: SearchQuery & { page: number }): string {
+  const { search } = query
+  const narrowed = filtered({ ...query, search: undefined })
+  const what = search ? `Nodes matching “${isolated(search)}”${narrowed ? ', filtered' : ''}` : narrowed ? 'Filtered nodes' : 'Browse nodes'
+  return query.page > 1 ? `${what} (page ${count(query.page)})` : what
+}
 
 const Field = (props: { name: keyof SearchQuery; label: string; value?: string; hint?: string; list?: string }) => (
   <div class="field">

@@ -1,7 +1,7 @@
 /** The web pages' markup as assistive technology reads it: no empty lists, names and marks that say what things are. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { addPublisher, addUser, makeTestApp, type TestApp } from '../support/app'
-import { pageOf } from '../support/web-pages'
+import { pageOf, seedPages } from '../support/web-pages'
 
 let t: TestApp
 afterEach(async () => {
@@ -27,5 +27,19 @@ describe('the publisher page', () => {
     await t.call('PUT', '/publishers/acme', { token, body: { website: 'https://acme.example' } })
     const { html } = await page('/-/publishers/acme')
     expect(html).toContain('<ul class="meta" aria-label="Links"><li>Website: <a href="https://acme.example"')
+  })
+})
+
+describe('the search page', () => {
+  test('its title says what it shows: a keyword, filters, which page of results', async () => {
+    t = await makeTestApp()
+    await seedPages(t)
+    const title = async (path: string) => (await page(path)).html.match(/<title>([^<]*)<\/title>/)![1]
+    expect(await title('/')).toBe('Browse nodes · registry-mirror')
+    expect(await title('/?search=blur')).toBe('Nodes matching “\u2068blur\u2069” · registry-mirror')
+    // A host node class link from a node page lands here: the title said "Browse nodes" as for the whole list.
+    expect(await title('/?host_node_search=MotionBlur')).toBe('Filtered nodes · registry-mirror')
+    expect(await title('/?search=blur&supported_os=MacOS')).toBe('Nodes matching “\u2068blur\u2069”, filtered · registry-mirror')
+    expect(await title('/?limit=1&page=2')).toBe('Browse nodes (page 2) · registry-mirror')
   })
 })
