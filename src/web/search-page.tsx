@@ -9,6 +9,7 @@ import { isolated, Pager } from './format'
 import { count, plural } from '../domain/plural'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
+import { SITE_NAME } from './layout'
 import { loadOrigins, type Origins } from './origin'
 
 const MAX_PAGE_SIZE = 100
@@ -65,11 +66,11 @@ const filtered = (q: SearchQuery) =>
  * The page's title: the keyword, whether filters narrow it, which page of results. A link to a host node class lands
  * on a filtered search, which "Browse nodes" (the whole list's title) misnamed.
  */
-export function searchTitle(query: SearchQuery & { page: number }): string {
+export function searchTitle(query: SearchQuery): string {
   const { search } = query
   const narrowed = filtered({ ...query, search: undefined })
   const what = search ? `Nodes matching “${isolated(search)}”${narrowed ? ', filtered' : ''}` : narrowed ? 'Filtered nodes' : 'Browse nodes'
-  return query.page > 1 ? `${what} (page ${count(query.page)})` : what
+  return query.page && query.page > 1 ? `${what} (page ${count(query.page)})` : what
 }
 
 const Field = (props: { name: keyof SearchQuery; label: string; value?: string; hint?: string; list?: string }) => (
@@ -93,7 +94,8 @@ export function Results({ found, links, query }: { found: Found; links: Links; q
   const summary = filtered(query) ? `${plural(page.total, 'node')} found` : `All ${plural(page.total, 'node')}`
   return (
     <>
-      <div class="results-head">
+      {/* The title goes with the results the script swaps in, so that the tab and the address agree. */}
+      <div class="results-head" data-title={`${searchTitle(query)} · ${SITE_NAME}`}>
         <h2 id="results-heading" data-summary>
           {summary}
         </h2>

@@ -303,4 +303,16 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     expect(await page.evaluate('window.sameDocument')).toBeUndefined()
     await context.close()
   })
+
+  test('results as you type retitle the page as loading the address would', async () => {
+    const { page, context } = await open()
+    await page.goto(`${server.url}/`)
+    await page.getByLabel('Keyword').pressSequentially('blur')
+    await resultsFor(page, '?search=blur')
+    expect(await page.title()).toBe('Nodes matching “\u2068blur\u2069” · registry-mirror')
+    await page.getByLabel('Keyword').fill('')
+    await resultsFor(page, '')
+    expect(await page.title()).toBe('Browse nodes · registry-mirror')
+    await context.close()
+  })
 })

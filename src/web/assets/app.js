@@ -31,6 +31,8 @@
           if (at >= 0) (links()[at] ?? region).focus()
           const summary = region.querySelector('[data-summary]')
           say(summary ? summary.textContent : '')
+          const title = region.querySelector('[data-title]')?.dataset.title
+          if (title) document.title = title
           history.replaceState(null, '', form.action.split('?')[0] + query)
         })
         .catch((err) => {
