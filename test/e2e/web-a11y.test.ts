@@ -315,4 +315,63 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     expect(await page.title()).toBe('Browse nodes · registry-mirror')
     await context.close()
   })
+
+  test('by keyboard alone: skip link first, a visible focus ring on every stop, copy and download reachable', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page, context } = await open({ colorScheme })
+      await page.goto(`${server.url}/-/nodes/blur-pack`)
+      const stops: { name: string; ring: boolean }[] = []
+      for (let i = 0; i < 30; i++) {
+        await page.keyboard.press('Tab')
+        const stop = await page.evaluate(() => {
+          const { document, getComputedStyle } = globalThis as any
+          const el = document.activeElement
+          if (!el || el === document.body) return undefined
+          const style = getComputedStyle(el)
+          const ring = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2
+          return { name: (el.getAttribute('aria-label') ?? el.textContent).trim(), ring }
+        })
+        if (!stop || stops.some((s) => s.name === stop.name && s === stops[0])) break
+        stops.push(stop)
+      }
+      expect(stops[0]!.name).toBe('Skip to content')
+      expect(stops.filter((s) => !s.ring)).toEqual([])
+      const names = stops.map((s) => s.name)
+      expect(names).toContain('Copy: comfy-cli install command')
+      expect(names).toContain('Download version 1.0.0')
+      expect(names).toContain('Download 1.0.0')
+
+      await page.getByRole('button', { name: 'Copy: comfy-cli install command' }).focus()
+      await page.keyboard.press('Enter')
+      await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor()
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe('ENVIRONMENT=dev comfy node registry-install blur-pack')
+      await context.close()
+    }
+  })
+
+  test('320 px wide (400% zoom): no page scrolls sideways, long unbroken names, ids and addresses wrap', async () => {
+    const { page, context, requests } = await open({ width: 320 })
+    for (const path of [
+      '/',
+      `/?search=${LONG_WORD}`,
+      '/-/nodes/blur-pack',
+      `/-/nodes/${LONG_ID}`,
+      '/-/nodes/hostile-pack',
+      '/-/publishers/evil',
+      '/-/publishers/quiet',
+      '/-/clients',
+      '/-/nodes/no-such-node',
+    ]) {
+      await page.goto(server.url + path)
+      const overflow = await page.evaluate(() => {
+        const { document } = globalThis as any
+        return document.documentElement.scrollWidth - document.documentElement.clientWidth
+      })
+      expect({ path, overflow }).toEqual({ path, overflow: 0 })
+      expect(await page.evaluate('window.pwned')).toBeUndefined()
+    }
+    await context.close()
+    // The hostile node's icon and banner, and its publisher's logo, name another host: nothing went there.
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([])
+  })
 })
