@@ -1,7 +1,7 @@
 /** The web pages' markup as assistive technology reads it: no empty lists, names and marks that say what things are. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { addPublisher, addUser, makeTestApp, type TestApp } from '../support/app'
-import { pageOf, seedPages } from '../support/web-pages'
+import { PAGES, pageOf, seedPages } from '../support/web-pages'
 
 let t: TestApp
 afterEach(async () => {
@@ -41,5 +41,24 @@ describe('the search page', () => {
     expect(await title('/?host_node_search=MotionBlur')).toBe('Filtered nodes · registry-mirror')
     expect(await title('/?search=blur&supported_os=MacOS')).toBe('Nodes matching “\u2068blur\u2069”, filtered · registry-mirror')
     expect(await title('/?limit=1&page=2')).toBe('Browse nodes (page 2) · registry-mirror')
+  })
+})
+
+describe('every page', () => {
+  test('ids are unique, every aria-labelledby and label names one, every field is labelled, the skip link leads to main', async () => {
+    t = await makeTestApp()
+    await seedPages(t)
+    for (const path of [...PAGES, '/?search=no-such-thing', '/-/nodes/no-such-node', '/?page=x']) {
+      const { html } = await page(path)
+      const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!)
+      expect({ path, repeated: ids.filter((id, i) => ids.indexOf(id) !== i) }).toEqual({ path, repeated: [] })
+      const named = [...html.matchAll(/\s(?:aria-labelledby|for|data-copy)="([^"]+)"/g)].map((m) => m[1]!)
+      expect({ path, missing: named.filter((id) => !ids.includes(id)) }).toEqual({ path, missing: [] })
+      const fields = [...html.matchAll(/<input(?![^>]*type="hidden")[^>]*\sid="([^"]+)"/g)].map((m) => m[1]!)
+      expect({ path, unlabelled: fields.filter((id) => !html.includes(`<label for="${id}">`)) }).toEqual({ path, unlabelled: [] })
+      if (path.startsWith('/-/results')) continue
+      expect(html).toContain('<body><a class="skip" href="#main">Skip to content</a>')
+      expect(html).toMatch(/<header class="site-header">[^]*<main id="main"[^]*<\/main><footer class="site-footer">/)
+    }
   })
 })
