@@ -14,7 +14,7 @@ import { mirrorStatus } from '../services/mirror/provenance'
 import { assetResponse } from './assets'
 import { ClientsPage } from './clients-page'
 import { ErrorPage, errorTitle } from './error-page'
-import { isolated } from './format'
+import { isolated, paged } from './format'
 import { layout } from './layout'
 import { createLinks, PAGE_PREFIX } from './links'
 import { loadNodeView, NodePage } from './node-page'
@@ -83,13 +83,14 @@ export function webRoutes(deps: Deps) {
     // Lookups ignore case; the page lives at the node's own spelling.
     if (view.node.id !== c.req.param('nodeId')) return c.redirect(links.node(view.node.id, page), 301)
     const { name, id } = view.node
-    return c.render(<NodePage view={view} links={links} />, { title: name && name !== id ? `${isolated(name)} (${id})` : id })
+    const title = name && name !== id ? `${isolated(name)} (${id})` : id
+    return c.render(<NodePage view={view} links={links} />, { title: paged(title, page, 'versions page') })
   })
 
   app.get(`${PAGE_PREFIX}/publishers/:publisherId`, async (c) => {
     const { page } = queryParams(c, PageQuery)
     const view = await loadPublisherView(deps, c.req.param('publisherId'), page)
-    return c.render(<PublisherPage view={view} links={links} />, { title: `${isolated(view.publisher.name)} (publisher)` })
+    return c.render(<PublisherPage view={view} links={links} />, { title: paged(`${isolated(view.publisher.name)} (publisher)`, page) })
   })
 
   app.get(`${PAGE_PREFIX}/clients`, (c) => c.render(<ClientsPage links={links} />, { title: 'Use with your clients', section: 'clients' }))

@@ -5,7 +5,7 @@ import type { NodePage } from '../domain/wire'
 import { q, queryParams, SEARCH_FILTERS } from '../http/validate'
 import type { Deps } from '../services/deps'
 import { findNodes } from '../services/node-lists'
-import { isolated, Pager } from './format'
+import { isolated, paged, Pager } from './format'
 import { count, plural } from '../domain/plural'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
@@ -70,7 +70,7 @@ export function searchTitle(query: SearchQuery): string {
   const { search } = query
   const narrowed = filtered({ ...query, search: undefined })
   const what = search ? `Nodes matching “${isolated(search)}”${narrowed ? ', filtered' : ''}` : narrowed ? 'Filtered nodes' : 'Browse nodes'
-  return query.page && query.page > 1 ? `${what} (page ${count(query.page)})` : what
+  return paged(what, query.page)
 }
 
 const Field = (props: { name: keyof SearchQuery; label: string; value?: string; hint?: string; list?: string }) => (

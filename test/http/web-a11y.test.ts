@@ -40,7 +40,7 @@ describe('the search page', () => {
     // A host node class link from a node page lands here: the title said "Browse nodes" as for the whole list.
     expect(await title('/?host_node_search=MotionBlur')).toBe('Filtered nodes · registry-mirror')
     expect(await title('/?search=blur&supported_os=MacOS')).toBe('Nodes matching “\u2068blur\u2069”, filtered · registry-mirror')
-    expect(await title('/?limit=1&page=2')).toBe('Browse nodes (page 2) · registry-mirror')
+    expect(await title('/?limit=1&page=2')).toBe('Browse nodes, page 2 · registry-mirror')
   })
 })
 
@@ -60,5 +60,17 @@ describe('every page', () => {
       expect(html).toContain('<body><a class="skip" href="#main">Skip to content</a>')
       expect(html).toMatch(/<header class="site-header">[^]*<main id="main"[^]*<\/main><footer class="site-footer">/)
     }
+  })
+})
+
+describe('node and publisher pages', () => {
+  test('past the first page of versions or nodes, the title says which page', async () => {
+    t = await makeTestApp()
+    await seedPages(t)
+    const title = async (path: string) => (await page(path)).html.match(/<title>([^<]*)<\/title>/)![1]
+    expect(await title('/-/nodes/blur-pack')).toBe('\u2068Blur Pack\u2069 (blur-pack) · registry-mirror')
+    expect(await title('/-/nodes/blur-pack?page=2')).toBe('\u2068Blur Pack\u2069 (blur-pack), versions page 2 · registry-mirror')
+    expect(await title('/-/publishers/acme')).toBe('\u2068acme name\u2069 (publisher) · registry-mirror')
+    expect(await title('/-/publishers/acme?page=2')).toBe('\u2068acme name\u2069 (publisher), page 2 · registry-mirror')
   })
 })
