@@ -59,6 +59,9 @@ export const ExternalLink = ({ href, children }: { href: string; children?: Chil
  */
 export const isolated = (text: string) => `\u2068${text}\u2069`
 
+/** A page's title past the first page of its list says which page it is: each page is a page of its own to a reader. */
+export const paged = (title: string, page = 1, list = 'page') => (page > 1 ? `${title}, ${list} ${count(page)}` : title)
+
 /** Long descriptions are cut at a word in lists; the node page shows them whole. */
 export function excerpt(text: string, max = 220): string {
   const flat = text.replace(/\s+/g, ' ').trim()

@@ -47,23 +47,26 @@ export function PublisherPage({ view, links }: { view: PublisherView; links: Lin
       </p>
       {publisher.description && <p class="description">{publisher.description}</p>}
       {origin && <OriginSection origin={origin} now={view.publisherOrigins.now} what="publisher" />}
-      <ul class="meta" aria-label="Links">
-        {publisher.website && (
-          <li>
-            Website: <ExternalLink href={publisher.website} />
-          </li>
-        )}
-        {publisher.source_code_repo && (
-          <li>
-            Source: <ExternalLink href={publisher.source_code_repo} />
-          </li>
-        )}
-        {publisher.support && (
-          <li>
-            Support: <ExternalLink href={publisher.support} />
-          </li>
-        )}
-      </ul>
+      {/* Only when there is one: an empty list is still announced ("Links, list, 0 items"). */}
+      {(publisher.website || publisher.source_code_repo || publisher.support) && (
+        <ul class="meta" aria-label="Links">
+          {publisher.website && (
+            <li>
+              Website: <ExternalLink href={publisher.website} />
+            </li>
+          )}
+          {publisher.source_code_repo && (
+            <li>
+              Source: <ExternalLink href={publisher.source_code_repo} />
+            </li>
+          )}
+          {publisher.support && (
+            <li>
+              Support: <ExternalLink href={publisher.support} />
+            </li>
+          )}
+        </ul>
+      )}
       {publisher.members.length > 0 && (
         <section aria-labelledby="members-heading">
           <h2 id="members-heading">Members</h2>

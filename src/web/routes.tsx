@@ -14,12 +14,12 @@ import { mirrorStatus } from '../services/mirror/provenance'
 import { assetResponse } from './assets'
 import { ClientsPage } from './clients-page'
 import { ErrorPage, errorTitle } from './error-page'
-import { isolated } from './format'
+import { isolated, paged } from './format'
 import { layout } from './layout'
 import { createLinks, PAGE_PREFIX } from './links'
 import { loadNodeView, NodePage } from './node-page'
 import { loadPublisherView, PublisherPage } from './publisher-page'
-import { readSearch, Results, ResultsProblem, runSearch, SearchPage } from './search-page'
+import { readSearch, Results, ResultsProblem, runSearch, SearchPage, searchTitle } from './search-page'
 
 /** Scripts, styles, images, fetches and form posts from this origin only; no inline code, no framing. */
 const pageHeaders: MiddlewareHandler = secureHeaders({
@@ -60,7 +60,7 @@ export function webRoutes(deps: Deps) {
     const query = readSearch(c)
     const found = await runSearch(deps, query)
     return c.render(<SearchPage found={found} links={links} query={query} />, {
-      title: query.search ? `Nodes matching “${isolated(query.search)}”` : 'Browse nodes',
+      title: searchTitle(query),
       section: 'browse',
     })
   })
@@ -83,13 +83,14 @@ export function webRoutes(deps: Deps) {
     // Lookups ignore case; the page lives at the node's own spelling.
     if (view.node.id !== c.req.param('nodeId')) return c.redirect(links.node(view.node.id, page), 301)
     const { name, id } = view.node
-    return c.render(<NodePage view={view} links={links} />, { title: name && name !== id ? `${isolated(name)} (${id})` : id })
+    const title = name && name !== id ? `${isolated(name)} (${id})` : id
+    return c.render(<NodePage view={view} links={links} />, { title: paged(title, page, 'versions page') })
   })
 
   app.get(`${PAGE_PREFIX}/publishers/:publisherId`, async (c) => {
     const { page } = queryParams(c, PageQuery)
     const view = await loadPublisherView(deps, c.req.param('publisherId'), page)
-    return c.render(<PublisherPage view={view} links={links} />, { title: `${isolated(view.publisher.name)} (publisher)` })
+    return c.render(<PublisherPage view={view} links={links} />, { title: paged(`${isolated(view.publisher.name)} (publisher)`, page) })
   })
 
   app.get(`${PAGE_PREFIX}/clients`, (c) => c.render(<ClientsPage links={links} />, { title: 'Use with your clients', section: 'clients' }))

@@ -5,10 +5,11 @@ import type { NodePage } from '../domain/wire'
 import { q, queryParams, SEARCH_FILTERS } from '../http/validate'
 import type { Deps } from '../services/deps'
 import { findNodes } from '../services/node-lists'
-import { Pager } from './format'
+import { isolated, paged, Pager } from './format'
 import { count, plural } from '../domain/plural'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
+import { SITE_NAME } from './layout'
 import { loadOrigins, type Origins } from './origin'
 
 const MAX_PAGE_SIZE = 100
@@ -61,6 +62,17 @@ const ACCELERATOR_VALUES = ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'GPU :: Int
 const filtered = (q: SearchQuery) =>
   Boolean(q.search || q.repository_url_search || q.host_node_search || q.supported_os || q.supported_accelerator)
 
+/**
+ * The page's title: the keyword, whether filters narrow it, which page of results. A link to a host node class lands
+ * on a filtered search, which "Browse nodes" (the whole list's title) misnamed.
+ */
+export function searchTitle(query: SearchQuery): string {
+  const { search } = query
+  const narrowed = filtered({ ...query, search: undefined })
+  const what = search ? `Nodes matching “${isolated(search)}”${narrowed ? ', filtered' : ''}` : narrowed ? 'Filtered nodes' : 'Browse nodes'
+  return paged(what, query.page)
+}
+
 const Field = (props: { name: keyof SearchQuery; label: string; value?: string; hint?: string; list?: string }) => (
   <div class="field">
     <label for={`f-${props.name}`}>{props.label}</label>
@@ -82,7 +94,8 @@ export function Results({ found, links, query }: { found: Found; links: Links; q
   const summary = filtered(query) ? `${plural(page.total, 'node')} found` : `All ${plural(page.total, 'node')}`
   return (
     <>
-      <div class="results-head">
+      {/* The title goes with the results the script swaps in, so that the tab and the address agree. */}
+      <div class="results-head" data-title={`${searchTitle(query)} · ${SITE_NAME}`}>
         <h2 id="results-heading" data-summary>
           {summary}
         </h2>
@@ -160,7 +173,7 @@ export function SearchPage({ found, links, query }: { found: Found; links: Links
         </datalist>
       </form>
       <p id="results-status" class="sr-only" role="status" aria-live="polite"></p>
-      <section id="results" aria-labelledby="results-heading">
+      <section id="results" aria-labelledby="results-heading" tabindex={-1}>
         <Results found={found} links={links} query={query} />
       </section>
     </>

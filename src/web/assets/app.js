@@ -6,6 +6,13 @@
   if (form && region) {
     let timer
     let inFlight
+    let failed
+    // The status is announced, and shown too when the search failed.
+    const say = (text, shown) => {
+      failed = shown
+      if (status) status.textContent = text
+      if (status) status.className = shown ? 'notice' : 'sr-only'
+    }
     const search = () => {
       const params = new URLSearchParams()
       for (const [key, value] of new FormData(form)) if (typeof value === 'string' && value.trim()) params.append(key, value.trim())
@@ -17,14 +24,20 @@
         .then(async (res) => {
           // A 400 (a filter too long, say) comes as a fragment that says why; anything else is a failure.
           if (!res.ok && res.status !== 400) throw new Error(`status ${res.status}`)
+          // Focus in the old results (a Tab as they arrive) stays at its place in the new ones, not the page's start.
+          const links = () => [...region.querySelectorAll('a')]
+          const at = links().indexOf(document.activeElement)
           region.innerHTML = await res.text()
+          if (at >= 0) (links()[at] ?? region).focus()
           const summary = region.querySelector('[data-summary]')
-          if (status) status.textContent = summary ? summary.textContent : ''
+          say(summary ? summary.textContent : '')
+          const title = region.querySelector('[data-title]')?.dataset.title
+          if (title) document.title = title
           history.replaceState(null, '', form.action.split('?')[0] + query)
         })
         .catch((err) => {
           if (err.name === 'AbortError') return
-          if (status) status.textContent = 'Search failed; press Search to load the page instead.'
+          say('Search failed; press Search to load the page instead.', true)
         })
         .finally(() => region.removeAttribute('aria-busy'))
     }
@@ -33,6 +46,7 @@
       timer = setTimeout(search, 150)
     })
     form.addEventListener('submit', (event) => {
+      if (failed) return // loads the page, as the failure said
       event.preventDefault()
       clearTimeout(timer)
       search()
