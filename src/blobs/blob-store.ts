@@ -34,7 +34,7 @@ export interface BlobStore {
   list(): AsyncIterable<string>
   /** Every stored blob in ascending SHA-256 order, streamed (a directory or a page of the listing at a time). */
   inventory(): AsyncIterable<BlobInfo>
-  /** Object storage: removes (unless `dryRun`) what killed /ready probes left, older than `maxAgeMs`; their count and bytes. */
+  /** Object storage: removes (unless `dryRun`) the leftovers of killed /ready probes older than `maxAgeMs`. */
   sweepProbes?(maxAgeMs: number, opts: { dryRun: boolean }): Promise<{ count: number; bytes: number }>
   /** Removes staging leftovers (a process killed mid-upload): those of processes that have ended, and any older than `maxAgeMs`; returns how many. */
   sweep(maxAgeMs: number): Promise<number>

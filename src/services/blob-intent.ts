@@ -16,9 +16,14 @@ export interface BlobIntent {
    * expired meanwhile, for then a sweep may have deleted the bytes, and no row may point at them.
    */
   settle(trx: Kysely<DB>): Promise<void>
-  /** In a transaction that writes some of the rows, of a long write (an import): renews the intent, or throws as settle. */
+  /**
+   * In a transaction that writes some of the rows, of a long write (an import): renews the intent, or throws as
+   * settle.
+   */
   renew(trx: Kysely<DB>, now: string): Promise<void>
-  /** No row will be written (a refused upload, a failure): drops the intent, best effort (an expired one goes anyway). */
+  /**
+   * No row will be written (a refused upload, a failure): drops the intent, best effort (an expired one goes anyway).
+   */
   release(): Promise<void>
 }
 

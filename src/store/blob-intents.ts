@@ -51,7 +51,8 @@ export async function deleteIntentsBefore(db: Store, before: string): Promise<nu
 }
 
 /**
- * Which of these hashes a row or an intent (recorded at `intentsSince` or later) names, in one statement per chunk (one snapshot: a writer's transaction
+ * Which of these hashes a row or an intent (recorded at `intentsSince` or later) names, in one statement per chunk
+ * (one snapshot: a writer's transaction
  * that swaps its intent for its row is seen before or after, never half).
  */
 export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[], intentsSince = ''): Promise<Set<string>> {

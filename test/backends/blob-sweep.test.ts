@@ -69,7 +69,10 @@ const imageRow = (id: string, sha256: string, size: number, now: string) => ({
   uploaded_at: now,
 })
 
-/** As every writer does it: intent, commit of identical bytes (skipped: the object is there), then the row with the intent dropped. */
+/**
+ * As every writer does it: intent, commit of identical bytes (skipped: the object is there), then the row with the
+ * intent dropped.
+ */
 async function write(deps: { db: Store; blobs: BlobStore; now(): Date }, text: string, id: string, pause?: Promise<void>) {
   const staged = await deps.blobs.stage(new Blob([new TextEncoder().encode(text)]).stream(), 1_000_000)
   const intent = await intendBlobs(deps, [staged.sha256])
