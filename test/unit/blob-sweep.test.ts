@@ -11,6 +11,12 @@ import { commitWrite } from '../../src/services/changes'
 import { INTENT_TTL_MS, neededHashes } from '../../src/store/blob-intents'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { makeZip, samplePack } from '../support/archives'
+import { tempDirs } from '../support/tmp'
+import { join } from 'node:path'
+import { createDiskBlobStore } from '../../src/blobs/disk'
+import { createStoreSearch } from '../../src/search/store-search'
+import { createNodeJsonCache } from '../../src/services/node-json'
+import { openStore } from '../../src/store/db'
 
 let t: TestApp
 afterEach(async () => {
@@ -192,5 +198,64 @@ describe('blobs check and sweep', () => {
     const seen: string[] = []
     for await (const sha of neededHashes(t.deps.db, later(1000).toISOString(), 2)) seen.push(sha)
     expect(seen).toEqual(hashes.sort())
+  })
+})
+
+describe('blobs sweep from another process on the same SQLite file (the command beside a server)', () => {
+  const dirs = tempDirs('blob-sweep-sqlite')
+  afterEach(() => dirs.cleanup())
+
+  test('a writer recording its intent while the sweep has decided waits for the deletion, then stores the bytes again', async () => {
+    const dir = dirs.make()
+    const server = await openStore(join(dir, 'registry.db'))
+    const command = await openStore(join(dir, 'registry.db'))
+    try {
+      const blobs = createDiskBlobStore(dir)
+      const writerDeps = {
+        db: server,
+        blobs,
+        now: () => new Date(),
+        search: createStoreSearch(server),
+        nodeJson: createNodeJsonCache(server, ''),
+      }
+      const bytes = zip('other process')
+      const sha = await orphan(blobs, bytes)
+      let writing: Promise<void> | undefined
+      let intentRecorded = false
+      const report = await sweepBlobs(
+        { db: command, blobs },
+        {
+          now: later(1000),
+          olderThanMs: 0,
+          dryRun: false,
+          hooks: {
+            async beforeDelete() {
+              writing = (async () => {
+                const staged = await blobs.stage(new Blob([bytes]).stream(), 1_000_000)
+                const intent = await intendBlobs(writerDeps, [staged.sha256])
+                intentRecorded = true
+                await staged.commit()
+                await commitWrite(writerDeps, async (w) => {
+                  await intent.settle(w.db)
+                  await w.db
+                    .insertInto('staged_images')
+                    .values({ id: 'i', caller: 'c', file_name: 'f', state: 'ready', sha256: sha, created_at: w.now, uploaded_at: w.now })
+                    .execute()
+                })
+              })()
+              await Bun.sleep(1000)
+              expect(intentRecorded).toBe(false) // the command's transaction holds the file's write lock
+            },
+          },
+        },
+      )
+      await writing
+      expect(report.removed.count).toBe(1)
+      expect(await blobs.has(sha)).toBe(true)
+      expect((await checkBlobs({ db: command, blobs }, { now: later(1000), listed: 1 })).unreferenced.count).toBe(0)
+    } finally {
+      await command.destroy()
+      await server.destroy()
+    }
   })
 })
