@@ -83,25 +83,46 @@ export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[]
   return out
 }
 
-/**
- * The hashes whose bytes rows written before `before` need (archives, uploaded images), ascending, a page at a time
- * through the indexes on sha256. Rows written since may name bytes a listing started earlier did not see.
- */
-export async function* neededHashes(db: Kysely<DB>, before: string, pageSize = 1000): AsyncGenerator<string> {
+/** One table's hashes written before `before`, ascending and distinct, a page at a time through its sha256 index. */
+async function* hashesOf(db: Kysely<DB>, table: 'archives' | 'staged_images', before: string, pageSize: number): AsyncGenerator<string> {
+  const written = table === 'archives' ? 'created_at' : 'uploaded_at'
   let after = ''
   for (;;) {
-    const { rows } = await sql<{ sha256: string }>`
-      select sha256 from archives where sha256 > ${after} and created_at < ${before}
-      union
-      select sha256 from staged_images where sha256 > ${after} and uploaded_at < ${before}
-      order by 1 limit ${pageSize}`.execute(db)
+    const rows = await db
+      .selectFrom(table)
+      .select(sql<string>`sha256`.as('sha256'))
+      .where('sha256', '>', after)
+      .where(written, '<', before)
+      .orderBy('sha256')
+      .limit(pageSize)
+      .execute()
     for (const { sha256 } of rows) {
+      if (sha256 === after) continue // another row of the same bytes
       // Keyset paging and the merge with the listing need byte order: a collation that sorts hex otherwise is refused.
-      if (sha256 <= after) throw new Error('the database does not sort SHA-256 hashes in byte order')
+      if (sha256 < after) throw new Error('the database does not sort SHA-256 hashes in byte order')
       after = sha256
       yield sha256
     }
     if (rows.length < pageSize) return
+  }
+}
+
+/**
+ * The hashes whose bytes rows written before `before` need (archives, uploaded images), ascending and distinct:
+ * each table read in pages through its index on sha256 (a union sorted by the database read every row past the
+ * page's start on PostgreSQL), the two merged here. Rows written since may name bytes a listing started earlier
+ * did not see.
+ */
+export async function* neededHashes(db: Kysely<DB>, before: string, pageSize = 1000): AsyncGenerator<string> {
+  const archives = hashesOf(db, 'archives', before, pageSize)
+  const images = hashesOf(db, 'staged_images', before, pageSize)
+  let a = (await archives.next()).value as string | undefined
+  let i = (await images.next()).value as string | undefined
+  while (a !== undefined || i !== undefined) {
+    const next = i === undefined || (a !== undefined && a <= i) ? a! : i
+    if (a === next) a = (await archives.next()).value as string | undefined
+    if (i === next) i = (await images.next()).value as string | undefined
+    yield next
   }
 }
 
