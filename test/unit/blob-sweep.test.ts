@@ -8,6 +8,7 @@ import type { BlobStore, StagedBlob } from '../../src/blobs/blob-store'
 import { intendBlobs } from '../../src/services/blob-intent'
 import { checkBlobs, sweepBlobs } from '../../src/services/blob-sweep'
 import { commitWrite } from '../../src/services/changes'
+import { sweepStagedImages } from '../../src/services/staged-images'
 import { INTENT_TTL_MS, neededHashes } from '../../src/store/blob-intents'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { makeZip, samplePack } from '../support/archives'
@@ -257,5 +258,33 @@ describe('blobs sweep from another process on the same SQLite file (the command 
       await command.destroy()
       await server.destroy()
     }
+  })
+})
+
+describe('the staged-image sweep (hourly, in serve)', () => {
+  test('bytes of an expired image are kept while an upload of the same image is between its commit and its row', async () => {
+    const { deps } = await app()
+    const bytes = zip('image')
+    const sha = await orphan(deps.blobs, bytes)
+    const old = new Date(Date.now() - 2 * 24 * HOUR).toISOString()
+    const row = (id: string, at: string) => ({
+      id,
+      caller: 'c',
+      file_name: 'f.png',
+      state: 'ready' as const,
+      sha256: sha,
+      created_at: at,
+      uploaded_at: at,
+    })
+    await deps.db.insertInto('staged_images').values(row('expired', old)).execute()
+    // Another caller's upload of the same image has committed its bytes (found stored) and not yet written its row.
+    const intent = await intendBlobs(deps, [sha])
+    expect(await sweepStagedImages(deps)).toBe(1)
+    expect(await deps.blobs.has(sha)).toBe(true)
+    await commitWrite(deps, async (w) => {
+      await intent.settle(w.db)
+      await w.db.insertInto('staged_images').values(row('fresh', w.now)).execute()
+    })
+    expect((await checkBlobs(deps, { now: later(1000), listed: 1 })).missing.hashes).toBe(0)
   })
 })
