@@ -198,6 +198,7 @@ CREATE TABLE archives (
   format     TEXT NOT NULL CHECK (format IN ('zip', 'tar.gz')),
   created_at TEXT NOT NULL
 );
+CREATE INDEX archives_sha256 ON archives(sha256);
 
 -- Host node class names (keys of NODE_CLASS_MAPPINGS) a version's archive provides.
 CREATE TABLE host_nodes (
@@ -314,6 +315,7 @@ CREATE TABLE mirror_archives (
   problem    TEXT NOT NULL DEFAULT '',
   problem_at TEXT
 );
+CREATE INDEX mirror_archives_sha256 ON mirror_archives(sha256);
 
 -- Secrets every instance of the registry shares (with PostgreSQL: the URL-signing key, made by the first to start).
 CREATE TABLE registry_secrets (
@@ -329,3 +331,13 @@ CREATE TABLE rate_limits (
   count             INTEGER NOT NULL
 );
 CREATE INDEX rate_limits_window ON rate_limits(window_started_at);
+
+-- Bytes a writer is about to make visible (or bind a row to): blobs sweep leaves them alone. Dropped by the
+-- transaction that writes the row; one left by a killed process expires.
+CREATE TABLE blob_intents (
+  id         TEXT NOT NULL,
+  sha256     TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (id, sha256)
+);
+CREATE INDEX blob_intents_sha256 ON blob_intents(sha256);

@@ -5,6 +5,7 @@ import { fixtureJsonSchema } from './domain/fixture'
 import { AppError } from './errors'
 import { EXPORT_HELP, exportCommand, IMPORT_HELP, importCommand } from './bundle-commands'
 import { AUDIT_HELP, auditCommand } from './cli-audit'
+import { BLOBS_HELP, blobsCommand } from './cli-blobs'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
 import { serve } from './serve'
@@ -34,6 +35,8 @@ Commands:
   users promote|demote|ban|unban
                   make a user an admin or not; ban or unban an account
   audit           print the audit log, newest first
+  blobs check     count rows whose archive bytes are missing, and stored bytes no row references
+  blobs sweep     remove stored bytes no row references (older than a grace; --dry-run counts)
   sync            copy an upstream registry into the data directory (--from URL)
   export          write this registry (or its changes since a serial) to one file, for an air gap
   import          apply a file written by export
@@ -128,6 +131,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         tokens: () => TOKENS_HELP,
         fixture: () => FIXTURE_HELP,
         audit: () => AUDIT_HELP,
+        blobs: () => BLOBS_HELP,
         'copy-store': () => COPY_HELP,
         sync: () => SYNC_HELP,
         export: () => EXPORT_HELP,
@@ -154,6 +158,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (command === 'export') return await exportCommand(args, io)
     if (command === 'import') return await importCommand(args, io)
     if (command === 'copy-store') return await copyCommand(args, io)
+    if (command === 'blobs') return await blobsCommand(sub, rest, io)
     if (command === 'audit') return await auditCommand(args, io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
       io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)

@@ -14,14 +14,28 @@ export interface StagedBlob {
   discard(): Promise<void>
 }
 
+/** A stored blob as a listing shows it. */
+export interface BlobInfo {
+  sha256: string
+  size: number
+  /** When its bytes were last written (a commit of the same bytes over them on disk renews it; on S3 it does not). */
+  modifiedMs: number
+}
+
 export interface BlobStore {
   /** Streams `body` to a staging file, hashing on the way; throws 413 past `maxBytes` and leaves nothing behind. */
   stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob>
   /** The stored bytes as a Blob (`size`, `slice(start, end)` for ranges, `stream()`), or undefined when missing. */
   open(sha256: string): Promise<Blob | undefined>
+  /** Whether the blob is stored (in the bucket itself: a local copy of one deleted elsewhere does not count). */
+  has(sha256: string): Promise<boolean>
   delete(sha256: string): Promise<void>
   /** The SHA-256 of every stored blob. */
   list(): AsyncIterable<string>
+  /** Every stored blob in ascending SHA-256 order, streamed (a directory or a page of the listing at a time). */
+  inventory(): AsyncIterable<BlobInfo>
+  /** Object storage: removes (unless `dryRun`) the leftovers of killed /ready probes older than `maxAgeMs`. */
+  sweepProbes?(maxAgeMs: number, opts: { dryRun: boolean }): Promise<{ count: number; bytes: number }>
   /** Removes staging leftovers (a process killed mid-upload): those of processes that have ended, and any older than `maxAgeMs`; returns how many. */
   sweep(maxAgeMs: number): Promise<number>
   /** Whether the store accepts writes (for /ready). */

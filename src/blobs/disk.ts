@@ -4,7 +4,7 @@ import { open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { newId } from '../domain/ids'
 import { payloadTooLarge } from '../errors'
-import { isSha256, type BlobStore, type StagedBlob } from './blob-store'
+import { isSha256, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store'
 
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
@@ -77,6 +77,21 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     }
   }
 
+  /** One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). */
+  async function* inventory(): AsyncIterable<BlobInfo> {
+    const sorted = async (path: string) => (await readdir(path).catch(() => [] as string[])).sort()
+    for (const a of await sorted(blobDir)) {
+      for (const b of await sorted(join(blobDir, a))) {
+        for (const name of await sorted(join(blobDir, a, b))) {
+          if (!isSha256(name)) continue
+          // Gone meanwhile (a sweep elsewhere): not stored.
+          const info = await stat(join(blobDir, a, b, name)).catch(() => undefined)
+          if (info) yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs }
+        }
+      }
+    }
+  }
+
   return {
     stage,
 
@@ -86,17 +101,17 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
       return (await file.exists()) ? file : undefined
     },
 
+    has: async (sha256) => isSha256(sha256) && (await Bun.file(pathOf(sha256)).exists()),
+
     async delete(sha256) {
       if (isSha256(sha256)) await rm(pathOf(sha256), { force: true })
     },
 
     async *list() {
-      for (const a of await readdir(blobDir).catch(() => [])) {
-        for (const b of await readdir(join(blobDir, a)).catch(() => [])) {
-          for (const name of await readdir(join(blobDir, a, b)).catch(() => [])) if (isSha256(name)) yield name
-        }
-      }
+      for await (const blob of inventory()) yield blob.sha256
     },
+
+    inventory,
 
     async sweep(maxAgeMs) {
       let removed = 0

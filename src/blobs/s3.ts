@@ -7,7 +7,7 @@
 import { S3Client } from 'bun'
 import { open } from 'node:fs/promises'
 import { AppError } from '../errors'
-import { isSha256, type BlobStore, type StagedBlob } from './blob-store'
+import { isSha256, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store'
 import type { BlobCache } from './disk-cache'
 
 export interface S3Settings {
@@ -75,6 +75,25 @@ export function createS3BlobStore(
     throw storageUnavailable()
   }
 
+  const probePrefix = `${parsed.prefix}probes/`
+
+  /** The objects under `prefix`, a page (at most 1,000) at a time, in ascending key order (as S3 lists them). */
+  async function* listed(prefix: string) {
+    let continuationToken: string | undefined
+    do {
+      const page = await client.list({ prefix, continuationToken }).catch(unavailable)
+      yield* page.contents ?? []
+      continuationToken = page.isTruncated ? page.nextContinuationToken : undefined
+    } while (continuationToken)
+  }
+
+  async function* inventory(): AsyncIterable<BlobInfo> {
+    for await (const item of listed(blobPrefix)) {
+      const sha256 = item.key.slice(blobPrefix.length)
+      if (isSha256(sha256)) yield { sha256, size: item.size ?? 0, modifiedMs: Date.parse(item.lastModified ?? '') || 0 }
+    }
+  }
+
   /** Streams a local file to the object in parts; nothing is visible until the last part completes the upload. */
   async function upload(path: string, sha256: string, size: number): Promise<void> {
     const target = fileOf(sha256)
@@ -125,6 +144,15 @@ export function createS3BlobStore(
       }
     },
 
+    async has(sha256) {
+      if (!isSha256(sha256)) return false
+      return (
+        (await fileOf(sha256)
+          .stat()
+          .catch((err) => (codeOf(err) === 'NoSuchKey' ? undefined : unavailable(err)))) !== undefined
+      )
+    },
+
     async delete(sha256) {
       if (!isSha256(sha256)) return
       await cache?.drop(sha256)
@@ -132,21 +160,28 @@ export function createS3BlobStore(
     },
 
     async *list() {
-      let continuationToken: string | undefined
-      do {
-        const page = await client.list({ prefix: blobPrefix, continuationToken }).catch(unavailable)
-        for (const item of page.contents ?? []) {
-          const sha = item.key.slice(blobPrefix.length)
-          if (isSha256(sha)) yield sha
-        }
-        continuationToken = page.isTruncated ? page.nextContinuationToken : undefined
-      } while (continuationToken)
+      for await (const blob of inventory()) yield blob.sha256
+    },
+
+    inventory,
+
+    async sweepProbes(maxAgeMs, { dryRun }) {
+      let count = 0
+      let bytes = 0
+      const before = Date.now() - maxAgeMs
+      for await (const item of listed(probePrefix)) {
+        if (Date.parse(item.lastModified ?? '') >= before) continue
+        if (!dryRun) await client.file(item.key).delete().catch(unavailable)
+        count++
+        bytes += item.size ?? 0
+      }
+      return { count, bytes }
     },
 
     sweep: (maxAgeMs) => staging.sweep(maxAgeMs),
 
     async check() {
-      const probe = client.file(`${parsed.prefix}probes/${crypto.randomUUID()}`)
+      const probe = client.file(`${probePrefix}${crypto.randomUUID()}`)
       try {
         await probe.write('ok')
         await probe.delete()

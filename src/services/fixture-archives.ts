@@ -18,6 +18,8 @@ export interface FixtureArchives {
   /** The staged archive of `nodes[node].versions[version]`, when it has one not already stored. */
   of(node: number, version: number): FixtureArchive | undefined
   problems: FixtureProblem[]
+  /** The SHA-256 of every staged archive. */
+  hashes: string[]
   /** Makes every staged archive durable and visible; call once the rows pointing at them are sure to be written. */
   commit(): Promise<void>
   discard(): Promise<void>
@@ -93,6 +95,7 @@ export async function prepareArchives(
   return {
     of: (node, version) => byVersion.get(`${node}/${version}`),
     problems,
+    hashes: [...staged.keys()],
     commit: () => inParallel([...staged.values()], (blob) => blob.commit()),
     discard,
   }

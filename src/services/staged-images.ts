@@ -10,7 +10,6 @@ import type { StagedImageUrls } from '../domain/wire'
 import { AppError, conflict, forbidden, notFound, payloadTooLarge, tooManyRequests, unsupportedMediaType } from '../errors'
 import type { StagedImageRow } from '../store/schema'
 import {
-  blobInUse,
   claimStagedImage,
   deleteStagedImagesBefore,
   findStagedImage,
@@ -18,6 +17,8 @@ import {
   markStagedImageReady,
   releaseStagedImage,
 } from '../store/video'
+import { intendBlobs } from './blob-intent'
+import { deleteUnreferenced } from './blob-sweep'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import type { VideoCaller } from './video-caller'
@@ -125,8 +126,18 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
       await staged.discard()
       throw unsupportedMediaType(type ? `the bytes are a ${type} image, not ${expected}` : ONLY_IMAGES)
     }
-    await staged.commit()
-    await commitWrite(deps, (w) => markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now))
+    // Held from before the commit to the row: a sweep could otherwise delete identical bytes the commit found stored.
+    const intent = await intendBlobs(deps, [staged.sha256])
+    try {
+      await staged.commit()
+      await commitWrite(deps, async (w) => {
+        await intent.settle(w.db)
+        await markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now)
+      })
+    } catch (err) {
+      await intent.release()
+      throw err
+    }
     deps.log.info('image.staged', { image: row.id, bytes: staged.size, type })
   } catch (err) {
     await inWriteTurn(deps.db, () => releaseStagedImage(deps.db, row.id))
@@ -146,6 +157,7 @@ export async function openStagedImage(deps: Deps, req: SignedRequest): Promise<{
 export async function sweepStagedImages(deps: Deps): Promise<number> {
   const before = new Date(deps.now().getTime() - STAGED_IMAGE_TTL_MS).toISOString()
   const { count, blobs } = await commitWrite(deps, (w) => deleteStagedImagesBefore(w.db, before))
-  for (const sha of blobs) if (!(await blobInUse(deps.db, sha))) await deps.blobs.delete(sha)
+  // Decided and deleted under the sweep lock: an upload of the same bytes may be between its commit and its row.
+  await deleteUnreferenced(deps, blobs)
   return count
 }

@@ -292,6 +292,13 @@ export interface RateLimitTable {
   count: number
 }
 
+/** Bytes a writer is about to make visible or bind a row to (store/blob-intents.ts). */
+export interface BlobIntentTable {
+  id: string
+  sha256: string
+  created_at: string
+}
+
 export interface DB {
   users: UserTable
   access_tokens: AccessTokenTable
@@ -315,6 +322,7 @@ export interface DB {
 
   mirror_sources: MirrorSourceTable
   mirror_archives: MirrorArchiveTable
+  blob_intents: BlobIntentTable
   registry_secrets: RegistrySecretTable
   rate_limits: RateLimitTable
 }

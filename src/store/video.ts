@@ -78,10 +78,3 @@ export async function deleteStagedImagesBefore(db: Store, before: string): Promi
   const rows = await db.deleteFrom('staged_images').where('created_at', '<', before).returning('sha256').execute()
   return { count: rows.length, blobs: [...new Set(rows.map((r) => r.sha256).filter((sha): sha is string => sha !== null))] }
 }
-
-/** Whether any staged image or archive still holds these bytes (blobs are shared by content). */
-export async function blobInUse(db: Store, sha256: string): Promise<boolean> {
-  const staged = await db.selectFrom('staged_images').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst()
-  if (staged) return true
-  return (await db.selectFrom('archives').select('version_id').where('sha256', '=', sha256).limit(1).executeTakeFirst()) !== undefined
-}

@@ -10,6 +10,7 @@ import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../s
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
 import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
+import { intendBlobs, type BlobIntent } from '../blob-intent'
 import { commitWrite } from '../changes'
 import { timestamp, type Deps } from '../deps'
 
@@ -43,8 +44,10 @@ async function bindArchive(
   deps: Deps,
   t: Target,
   blob: { sha256: string; size: number; format: 'zip' | 'tar.gz'; etag: string | null; hostNodes?: string[] },
+  intent: BlobIntent,
 ) {
   await commitWrite(deps, async (w) => {
+    await intent.settle(w.db)
     const row = { version_id: t.version_id, sha256: blob.sha256, size_bytes: blob.size, format: blob.format, created_at: w.now }
     await w.db
       .insertInto('archives')
@@ -84,16 +87,23 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
 export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
-  const have = t.sha256 ? await deps.blobs.open(t.sha256) : undefined
-  if (have) {
-    const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
-    await bindArchive(deps, t, {
-      sha256: t.sha256!,
-      size: have.size,
-      format: head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip',
-      etag: null,
-    })
-    return { stored: true, bytes: 0 }
+  if (t.sha256 && (await deps.blobs.has(t.sha256))) {
+    // Looked for again under an intent: a sweep could otherwise delete the bytes found before the row is written.
+    const intent = await intendBlobs(deps, [t.sha256])
+    try {
+      // In the store itself: a local copy (object storage's cache) may be all that is left of swept bytes.
+      const have = (await deps.blobs.has(t.sha256)) ? await deps.blobs.open(t.sha256) : undefined
+      if (have) {
+        const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
+        const format = head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip'
+        await bindArchive(deps, t, { sha256: t.sha256, size: have.size, format, etag: null }, intent)
+        return { stored: true, bytes: 0 }
+      }
+    } catch (err) {
+      await intent.release()
+      throw err
+    }
+    await intent.release() // swept meanwhile: fetched below
   }
   const fetched = await http.download(t.url, async (body, res) => ({
     staged: await stageArchive(deps, body),
@@ -108,14 +118,15 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
     }
     const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
     if (!inspection.ok) return await refuse(deps, t, `invalid archive: ${inspection.reason}`)
-    await staged.commit() // durable under its hash before any row points at it
-    await bindArchive(deps, t, {
-      sha256: staged.sha256,
-      size: staged.size,
-      format: inspection.format,
-      etag,
-      hostNodes: inspection.hostNodes,
-    })
+    const intent = await intendBlobs(deps, [staged.sha256]) // from before the commit to the row, as an upload's
+    try {
+      await staged.commit() // durable under its hash before any row points at it
+      const bytes = { sha256: staged.sha256, size: staged.size, format: inspection.format, etag, hostNodes: inspection.hostNodes }
+      await bindArchive(deps, t, bytes, intent)
+    } catch (err) {
+      await intent.release()
+      throw err
+    }
     return { stored: true, bytes: staged.size }
   } finally {
     await staged.discard() // a no-op after commit

@@ -25,6 +25,7 @@ import { feedPosition } from '../../store/changes'
 import { ensureSource, findSource, updateSource } from '../../store/mirror-sources'
 import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
 import { readAhead } from '../../upstream/feed-reader'
+import { intendBlobs, type BlobIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
 import { asBundleError, BundleError, ImportStopped, members, type Member } from './bundle-reader'
@@ -292,10 +293,32 @@ export async function importBundle(
   const { manifest, formats, refused } = verified
   // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
-  for (const [sha, blob] of staged) {
-    await blob.commit()
-    localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
+  // Held from before the commits to the last batch of rows (renewed by each): a sweep leaves these bytes alone.
+  const localIntent = await intendBlobs(deps, [...staged.keys()])
+  try {
+    for (const [sha, blob] of staged) {
+      await blob.commit()
+      localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
+    }
+    return await applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
+  } finally {
+    await localIntent.release()
   }
+}
+
+async function applyBundle(
+  deps: Deps,
+  opts: { onProgress?: (p: SyncProgress) => void; signal?: AbortSignal },
+  run: {
+    manifest: BundleManifest
+    refused: Map<string, string>
+    localArchives: Map<string, { size: number; format: 'zip' | 'tar.gz' }>
+    localIntent: BlobIntent
+    started: number
+    open: () => NodeJS.ReadableStream
+  },
+): Promise<SyncSummary & { manifest: BundleManifest }> {
+  const { manifest, refused, localArchives, localIntent, started, open } = run
   const id = `bundle:${manifest.instance}`
   const source = await ensureSource(deps.db, id, 'bundle', timestamp(deps))
   await updateSource(deps.db, id, { last_attempt_at: timestamp(deps), upstream_instance: manifest.instance })
@@ -339,6 +362,7 @@ export async function importBundle(
         startSerial: manifest.since,
         head: manifest.until,
         localArchives,
+        localIntent,
         refusedArchives: refused,
       })
     } finally {

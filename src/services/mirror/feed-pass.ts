@@ -47,6 +47,7 @@ export async function followPages(
     startSerial: number
     head: number
     localArchives?: ApplyOptions['localArchives']
+    localIntent?: ApplyOptions['localIntent']
     refusedArchives?: ApplyOptions['refusedArchives']
   },
 ): Promise<void> {
@@ -96,6 +97,7 @@ export async function followPages(
       passMark,
       skipped: ctx.skipped,
       localArchives: opts.localArchives,
+      localIntent: opts.localIntent,
       refusedArchives: opts.refusedArchives,
       finish: async (db: Store, r) => {
         const oldest = r.held.reduce((min, v) => Math.min(min, serialOf.get(v) ?? min), Number.POSITIVE_INFINITY)

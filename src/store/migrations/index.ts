@@ -14,6 +14,7 @@ import * as publisherNodesInIdOrder from './012-publisher-nodes-in-id-order'
 import * as searchTexts from './013-search-texts'
 import * as memberIds from './014-member-ids'
 import * as reviewTotals from './015-review-totals'
+import * as blobIntents from './016-blob-intents'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: "each node's searched text in narrow rows", up: searchTexts.up },
   { version: 14, name: 'publisher memberships get UUIDs', up: memberIds.up },
   { version: 15, name: 'review totals that do not match their reviews computed again', up: reviewTotals.up },
+  { version: 16, name: 'blob intents; archives found by their SHA-256', up: blobIntents.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
