@@ -11,9 +11,10 @@ import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../e
 import { findNode } from '../store/nodes'
 import { findPublisher } from '../store/publishers'
 import type { NodeRow, VersionRow } from '../store/schema'
-import { claimUpload, releaseUpload, renewUpload } from '../store/uploads'
+import { claimUpload, renewUpload } from '../store/uploads'
 import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
 import { commitWrite } from './changes'
+import { releaseClaim } from './claim-release'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { versionJson } from './views'
@@ -81,10 +82,11 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   // In a write turn, as commitWrite's writes (services/write-turn.ts): after the download writer thread's batch, on a
   // promise, rather than polling the lock while the thread commits.
   const staleBefore = new Date(deps.now().getTime() - CLAIM_STALE_MS).toISOString()
-  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps), staleBefore)))) {
+  const claimedAt = timestamp(deps)
+  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, claimedAt, staleBefore)))) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
-  const renewing = keepClaim(deps, version.id)
+  const renewing = keepClaim(deps, version.id, CLAIM_RENEW_MS, claimedAt)
   let staged: StagedBlob | undefined
   try {
     staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
@@ -102,7 +104,7 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
     await staged?.discard()
-    await inWriteTurn(deps.db, () => releaseUpload(deps.db, version.id))
+    await releaseClaim(deps, version.id, renewing.stamps)
     deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
   } finally {
@@ -120,14 +122,20 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
 export const CLAIM_RENEW_MS = 30_000
 export const CLAIM_STALE_MS = 2 * 60_000
 
-/** Renews the claim on `versionId` every `everyMs` until stopped (a failed renewal is logged; the next one retries). */
-export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_MS): { stop(): void } {
+/**
+ * Renews the claim on `versionId` every `everyMs` until stopped (a failed renewal is logged; the next one retries).
+ * `stamps` are the times written into the claim, `claimedAt` first: a renewal whose answer was lost may have landed.
+ */
+export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_MS, claimedAt?: string): { stop(): void; stamps: string[] } {
+  const stamps = claimedAt ? [claimedAt] : []
   const timer = setInterval(() => {
-    inWriteTurn(deps.db, () => renewUpload(deps.db, versionId, timestamp(deps))).catch((err: Error) =>
+    const now = timestamp(deps)
+    stamps.push(now)
+    inWriteTurn(deps.db, () => renewUpload(deps.db, versionId, now)).catch((err: Error) =>
       deps.log.warn('upload.claim_renew_failed', { error: err.message }),
     )
   }, everyMs)
-  return { stop: () => clearInterval(timer) }
+  return { stop: () => clearInterval(timer), stamps }
 }
 
 async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, staged: StagedBlob): Promise<VersionRow> {
