@@ -41,6 +41,23 @@ function plainRow(row: Row): Row {
   return row
 }
 
+const OUTCOME_UNKNOWN = Symbol('commit outcome unknown')
+
+/**
+ * A COMMIT that failed without the server refusing it (the connection went, the server shut down) may have been
+ * applied: the server can commit and go before its answer arrives. Marked, so that a writer that would retry the
+ * same change (a download count, which adds) does not apply it twice.
+ */
+function markCommitOutcomeUnknown(err: unknown): unknown {
+  const { errno } = err as { errno?: unknown }
+  const refused = typeof errno === 'string' && !/^(08|57P)/.test(errno)
+  if (err instanceof Error && !refused) Object.assign(err, { [OUTCOME_UNKNOWN]: true })
+  return err
+}
+
+/** Whether a failed transaction may have committed all the same (its COMMIT's answer never came). */
+export const commitOutcomeUnknown = (err: unknown): boolean => err instanceof Error && OUTCOME_UNKNOWN in err
+
 interface ReservedConnection extends DatabaseConnection {
   release(): void
 }
@@ -75,7 +92,11 @@ class BunSqlDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('commit'))
+    try {
+      await connection.executeQuery(CompiledQuery.raw('commit'))
+    } catch (err) {
+      throw markCommitOutcomeUnknown(err)
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection) {
