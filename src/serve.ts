@@ -32,6 +32,7 @@ import { checkpointInBackground } from './store/checkpointer'
 import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
 import { fillDocumentsInBackground } from './services/document-fill'
+import { startingResponse } from './http/starting'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -97,7 +98,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       idleTimeout: 120,
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
       fetch: withAbsoluteUrls(
-        (req, srv) => (app ? app.fetch(req, srv) : new Response('starting', { status: 503 })),
+        (req, srv) => (app ? app.fetch(req, srv) : startingResponse()),
         () => `http://${urlHost(config.host)}:${server.port}`,
       ),
     })
