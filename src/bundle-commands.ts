@@ -132,6 +132,11 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     if (err instanceof BundleError) return (io.err(err.message), err.nothingToDo ? 0 : 1)
     if ((err as { code?: string }).code === 'ENOENT') return (io.err(`cannot read ${file}: no such file`), 1)
     if (err instanceof SyntaxError) return (io.err(`${file} is not a registry-mirror bundle (${err.message})`), 1)
+    // Each batch is applied in a transaction of its own and a bundle applies again without harm: a second run finishes.
+    const away = isDatabaseUnavailable(err)
+      ? 'the database'
+      : err instanceof AppError && err.code === 'storage_unavailable' && 'the archive storage'
+    if (away) return (io.err(`${away} went away during the import: ${(err as Error).message}; run it again once it is back`), 1)
     throw err
   } finally {
     await deps.close()

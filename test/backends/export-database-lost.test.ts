@@ -8,62 +8,11 @@ import { afterEach, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Socket } from 'bun'
 import { runCli } from '../../src/cli'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-
-interface Pair {
-  client: Socket<Pair>
-  upstream?: Socket<Pair>
-  waiting: Uint8Array[]
-}
-
-/** Passes bytes both ways until a client sends `pattern`; then drops that connection and refuses the rest. */
-function startCuttingProxy(target: { hostname: string; port: number }, pattern: RegExp) {
-  let cut = false
-  const listener = Bun.listen<Pair>({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      open(client) {
-        if (cut) return void client.end()
-        const pair: Pair = { client, waiting: [] }
-        client.data = pair
-        void Bun.connect<Pair>({
-          ...target,
-          data: pair,
-          socket: {
-            open(upstream) {
-              pair.upstream = upstream
-              for (const chunk of pair.waiting.splice(0)) upstream.write(chunk)
-            },
-            data(_upstream, chunk) {
-              pair.client.write(chunk)
-            },
-            close() {
-              pair.client.end()
-            },
-          },
-        })
-      },
-      data(client, chunk) {
-        if (cut || pattern.test(new TextDecoder().decode(chunk))) {
-          cut = true
-          client.data.upstream?.end()
-          return void client.end()
-        }
-        if (client.data.upstream) client.data.upstream.write(chunk)
-        else client.data.waiting.push(new Uint8Array(chunk))
-      },
-      close(client) {
-        client.data?.upstream?.end()
-      },
-    },
-  })
-  return { port: listener.port, stop: () => listener.stop(true) }
-}
+import { startCuttingProxy } from '../support/cutting-proxy'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
