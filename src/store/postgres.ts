@@ -55,6 +55,13 @@ function markCommitOutcomeUnknown(err: unknown): unknown {
   return err
 }
 
+/** The client's own word for a connection that is gone, or the server's (SQLSTATE 08, 57P) before it went. */
+function connectionLost(err: unknown): boolean {
+  const { code, errno } = err as { code?: unknown; errno?: unknown }
+  if (typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|.*CLOSED)|^E(CONNRESET|PIPE)$/.test(code)) return true
+  return typeof errno === 'string' && /^(08|57P)/.test(errno)
+}
+
 /** Whether a failed transaction may have committed all the same (its COMMIT's answer never came). */
 export const commitOutcomeUnknown = (err: unknown): boolean => err instanceof Error && OUTCOME_UNKNOWN in err
 
@@ -100,7 +107,13 @@ class BunSqlDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('rollback'))
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'))
+    } catch (err) {
+      // A connection that went took its transaction with it (the server rolls it back). Kysely rolls back after a
+      // failed COMMIT too: its error, not the rollback's, must reach the caller, marked as an unknown outcome.
+      if (!connectionLost(err)) throw err
+    }
   }
 
   async releaseConnection(connection: DatabaseConnection) {
