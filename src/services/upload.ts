@@ -8,6 +8,7 @@ import { mediaType, readSignedQuery } from '../blobs/signing'
 import { normalizeSemver } from '../domain/semver'
 import type { VersionJson } from '../domain/wire'
 import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../errors'
+import { isDatabaseUnavailable } from '../store/db'
 import { findNode } from '../store/nodes'
 import { findPublisher } from '../store/publishers'
 import type { NodeRow, VersionRow } from '../store/schema'
@@ -83,7 +84,13 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   // promise, rather than polling the lock while the thread commits.
   const staleBefore = new Date(deps.now().getTime() - CLAIM_STALE_MS).toISOString()
   const claimedAt = timestamp(deps)
-  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, claimedAt, staleBefore)))) {
+  const claimed = await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, claimedAt, staleBefore)).catch(async (err) => {
+    // The claim may have been inserted before the connection went (its answer lost): freed once the database is
+    // back, or every retry of this URL would find it and be refused for two minutes. Only this claim, by its time.
+    if (isDatabaseUnavailable(err)) await releaseClaim(deps, version.id, [claimedAt])
+    throw err
+  })
+  if (!claimed) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
   const renewing = keepClaim(deps, version.id, CLAIM_RENEW_MS, claimedAt)
