@@ -27,7 +27,7 @@ import { loadFixture } from './services/fixture'
 import { createRepoHost } from './upstream/repohost'
 import { dropRateWindows } from './store/shared-state'
 import { followStore } from './services/store-follower'
-import { openBackends, type Backends } from './serve-backends'
+import { DATABASE_WAIT_MS, openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
 import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
@@ -82,7 +82,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
   let backends: Backends
   try {
-    backends = await openBackends(config, dataDir, log, { durable: !opts.temporaryData })
+    backends = await openBackends(config, dataDir, log, { durable: !opts.temporaryData, databaseWaitMs: DATABASE_WAIT_MS })
   } catch (err) {
     removeTemporary()
     io.err((err as Error).message)
