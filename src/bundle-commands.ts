@@ -9,6 +9,8 @@ import type { Io } from './io'
 import { plural } from './domain/plural'
 import { createProgressBar, formatBytes } from './progress'
 import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
+import { isDatabaseUnavailable } from './store/db'
+import { AppError } from './errors'
 
 export const EXPORT_HELP = `Usage: registry-mirror export [--since SERIAL] [--data DIR | --database URL --storage URL] FILE
 
@@ -83,6 +85,13 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   } catch (err) {
     await rm(partial, { force: true })
     if (err instanceof BundleError) return (io.err(err.message), 1)
+    // A backend that went away is not the file: "cannot write FILE" sent operators to a disk that was fine.
+    if (isDatabaseUnavailable(err)) {
+      return (io.err(`the database went away during the export, nothing was exported: ${(err as Error).message}`), 1)
+    }
+    if (err instanceof AppError && err.code === 'storage_unavailable') {
+      return (io.err('the archive storage went away during the export, nothing was exported'), 1)
+    }
     if ((err as { code?: unknown }).code !== undefined) return (io.err(`cannot write ${file}: ${(err as Error).message}`), 1)
     throw err
   } finally {
@@ -123,6 +132,11 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     if (err instanceof BundleError) return (io.err(err.message), err.nothingToDo ? 0 : 1)
     if ((err as { code?: string }).code === 'ENOENT') return (io.err(`cannot read ${file}: no such file`), 1)
     if (err instanceof SyntaxError) return (io.err(`${file} is not a registry-mirror bundle (${err.message})`), 1)
+    // Each batch is applied in a transaction of its own and a bundle applies again without harm: a second run finishes.
+    const away = isDatabaseUnavailable(err)
+      ? 'the database'
+      : err instanceof AppError && err.code === 'storage_unavailable' && 'the archive storage'
+    if (away) return (io.err(`${away} went away during the import: ${(err as Error).message}; run it again once it is back`), 1)
     throw err
   } finally {
     await deps.close()

@@ -54,6 +54,7 @@ export const ERROR_CODES = [
   'read_only',
   'database_unavailable',
   'storage_unavailable',
+  'starting',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

@@ -13,7 +13,7 @@ import type { BackendConfig } from './config'
 import { prepareDataDir } from './data-dir'
 import type { Log } from './log'
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './services/rate-limit'
-import { openStore, type Store } from './store/db'
+import { isDatabaseUnavailable, openStore, type Store } from './store/db'
 import { isPostgresUrl, redactUrl } from './store/postgres'
 import { sharedSecret } from './store/shared-state'
 import { fileSecret } from './signing-key-file'
@@ -49,15 +49,45 @@ export async function openStoreAt(location: string, where = isPostgresUrl(locati
   try {
     return await openStore(location)
   } catch (err) {
-    throw new StoreOpenError(`cannot open the store in ${where}: ${(err as Error).message}`)
+    throw new StoreOpenError(`cannot open the store in ${where}: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+/**
+ * How long `serve` waits for a database that does not answer at start. Exiting at once left an instance down when
+ * it was (re)started during an outage: a crash-recovering PostgreSQL refused connections for 20 s after an
+ * immediate stop, and a supervisor that restarts a failing service a few times and then gives up (systemd's start
+ * limit: 5 in 10 s) stops trying well within that.
+ */
+export const DATABASE_WAIT_MS = 60_000
+const DATABASE_RETRY_MS = 1_000
+
+/** Opens the PostgreSQL store, trying again while the database is away, up to `waitMs`. */
+async function openWaiting(open: () => Promise<Store>, log: Log, waitMs: number): Promise<Store> {
+  const giveUpAt = Date.now() + waitMs
+  for (;;) {
+    try {
+      return await open()
+    } catch (err) {
+      if (!isDatabaseUnavailable((err as Error).cause) || Date.now() + DATABASE_RETRY_MS > giveUpAt) throw err
+      log.warn('database.waiting', { error: (err as Error).message, until: new Date(giveUpAt).toISOString() })
+      await Bun.sleep(DATABASE_RETRY_MS)
+    }
   }
 }
 
 /** Opens the store (migrating it) and the blob store; throws with a message fit for the operator. */
-export async function openBackends(config: BackendConfig, dataDir: string, log: Log, opts: { durable: boolean }): Promise<Backends> {
+export async function openBackends(
+  config: BackendConfig,
+  dataDir: string,
+  log: Log,
+  opts: { durable: boolean; databaseWaitMs?: number },
+): Promise<Backends> {
   const database = config.database
   const sqlitePath = database ? undefined : join(prepareDataDir(dataDir), 'registry.db')
-  const db = await openStoreAt(database ?? sqlitePath!, database ? redactUrl(database) : dataDir)
+  const db = database
+    ? await openWaiting(() => openStoreAt(database, redactUrl(database)), log, opts.databaseWaitMs ?? 0)
+    : await openStoreAt(sqlitePath!, dataDir)
   // Uploads are staged in the data directory either way: the archive checks read them there.
   const disk = createDiskBlobStore(prepareDataDir(dataDir), { durable: opts.durable })
   const storage = config.storage

@@ -27,11 +27,12 @@ import { loadFixture } from './services/fixture'
 import { createRepoHost } from './upstream/repohost'
 import { dropRateWindows } from './store/shared-state'
 import { followStore } from './services/store-follower'
-import { openBackends, type Backends } from './serve-backends'
+import { DATABASE_WAIT_MS, openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
 import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
 import { fillDocumentsInBackground } from './services/document-fill'
+import { startingResponse } from './http/starting'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -81,7 +82,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   const removeTemporary = () => opts.temporaryData && rmSync(dataDir, { recursive: true, force: true })
   let backends: Backends
   try {
-    backends = await openBackends(config, dataDir, log, { durable: !opts.temporaryData })
+    backends = await openBackends(config, dataDir, log, { durable: !opts.temporaryData, databaseWaitMs: DATABASE_WAIT_MS })
   } catch (err) {
     removeTemporary()
     io.err((err as Error).message)
@@ -97,7 +98,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       idleTimeout: 120,
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
       fetch: withAbsoluteUrls(
-        (req, srv) => (app ? app.fetch(req, srv) : new Response('starting', { status: 503 })),
+        (req, srv) => (app ? app.fetch(req, srv) : startingResponse()),
         () => `http://${urlHost(config.host)}:${server.port}`,
       ),
     })

@@ -6,6 +6,7 @@
  * (store/download-writer.ts).
  */
 import { sameThreadWriter, type DownloadWriter } from '../store/download-writer'
+import { commitOutcomeUnknown } from '../store/postgres'
 import { commitCounts, failedAfterCommit, type WriteDeps } from './changes'
 import type { Deps } from './deps'
 
@@ -47,6 +48,12 @@ export function createDownloadCounter(
       if (failedAfterCommit(err)) {
         // Stored: only the index or the caches could not take the new counts (they come right with the next change).
         deps.log.warn('downloads.flush_applied_late', { nodes: taken.size, error: (err as Error).message })
+        return
+      }
+      if (commitOutcomeUnknown(err)) {
+        // The database may have committed them before the connection went: written again, they would count twice.
+        // Dropped instead, as a crash mid-flush drops them.
+        deps.log.warn('downloads.flush_outcome_unknown', { nodes: taken.size, downloads: takenCount, error: (err as Error).message })
         return
       }
       // Kept for the next flush: a busy store loses no counts.

@@ -5,7 +5,7 @@
  * unready (it serves offline).
  */
 import { sql } from 'kysely'
-import { dialectOf } from '../store/db'
+import { dialectOf, isDatabaseUnavailable } from '../store/db'
 import { feedPosition } from '../store/changes'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
 import { schemaVersion } from '../store/migrate'
@@ -26,23 +26,38 @@ async function databaseState(deps: Pick<Deps, 'db'>): Promise<Check | 'not_migra
   }
 }
 
+/**
+ * The store's count of nodes and the feed's head, or undefined when the database went away after the first look:
+ * then as failing as if it had gone before (a 503 with this body, not the error body of a request that failed).
+ */
+async function storeState(deps: Pick<Deps, 'db' | 'search'>): Promise<{ stored: number; head: number } | undefined> {
+  try {
+    let stored = await countIndexableNodes(deps.db)
+    const head = (await feedPosition(deps.db)).lastSerial
+    const index = deps.search.status()
+    // Another instance's write between the count and the index's size is no drift: look once more before saying so.
+    if (index.ready && index.indexed !== stored) stored = await countIndexableNodes(deps.db)
+    return { stored, head }
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) return undefined
+    throw err
+  }
+}
+
 export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'feed' | 'mirror'>) {
-  const database = await databaseState(deps)
+  const first = await databaseState(deps)
   const storage: Check = (await deps.blobs.check()) ? 'ok' : 'failing'
+  const counted = first === 'ok' ? await storeState(deps) : undefined
+  const database = first === 'ok' && !counted ? 'failing' : first
   const up = database === 'ok'
-  let stored = up ? await countIndexableNodes(deps.db) : undefined
-  const head = up ? (await feedPosition(deps.db)).lastSerial : undefined
+  const stored = counted?.stored
+  const head = counted?.head
   const applied = deps.feed?.applied()
   const lag = head !== undefined && applied !== undefined ? Math.max(0, head - applied) : undefined
-  let index = deps.search.status()
-  // Another instance's write between the count and the index's size is no drift: look once more before saying so.
-  if (index.ready && index.indexed !== stored && up) {
-    stored = await countIndexableNodes(deps.db)
-    index = deps.search.status()
-  }
+  const index = deps.search.status()
   // While the index warms, the store answers searches: still ready. A warm index must hold every node, unless
-  // changes it has yet to apply explain the difference.
-  const consistent = !index.ready || index.indexed === stored || (lag ?? 0) > 0
+  // changes it has yet to apply explain the difference; with the database away there is nothing to compare with.
+  const consistent = !index.ready || stored === undefined || index.indexed === stored || (lag ?? 0) > 0
   const search = { ...index, stored, lag, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
   const ready = up && storage === 'ok' && consistent && (lag ?? 0) < LAG_LIMIT
   const fresh = deps.mirror?.freshness()

@@ -8,13 +8,15 @@ import { mediaType, readSignedQuery } from '../blobs/signing'
 import { normalizeSemver } from '../domain/semver'
 import type { VersionJson } from '../domain/wire'
 import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../errors'
+import { isDatabaseUnavailable } from '../store/db'
 import { findNode } from '../store/nodes'
 import { findPublisher } from '../store/publishers'
 import type { NodeRow, VersionRow } from '../store/schema'
-import { claimUpload, releaseUpload, renewUpload } from '../store/uploads'
+import { claimUpload, renewUpload } from '../store/uploads'
 import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
 import { intendBlobs, type BlobIntent } from './blob-intent'
 import { commitWrite } from './changes'
+import { releaseClaim } from './claim-release'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
 import { versionJson } from './views'
@@ -82,10 +84,17 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   // In a write turn, as commitWrite's writes (services/write-turn.ts): after the download writer thread's batch, on a
   // promise, rather than polling the lock while the thread commits.
   const staleBefore = new Date(deps.now().getTime() - CLAIM_STALE_MS).toISOString()
-  if (!(await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, timestamp(deps), staleBefore)))) {
+  const claimedAt = timestamp(deps)
+  const claimed = await inWriteTurn(deps.db, () => claimUpload(deps.db, version.id, claimedAt, staleBefore)).catch(async (err) => {
+    // The claim may have been inserted before the connection went (its answer lost): freed once the database is
+    // back, or every retry of this URL would find it and be refused for two minutes. Only this claim, by its time.
+    if (isDatabaseUnavailable(err)) await releaseClaim(deps, version.id, [claimedAt])
+    throw err
+  })
+  if (!claimed) {
     throw conflict(`an upload of version ${version.version} is already in progress or done`, 'upload_in_progress')
   }
-  const renewing = keepClaim(deps, version.id)
+  const renewing = keepClaim(deps, version.id, CLAIM_RENEW_MS, claimedAt)
   let staged: StagedBlob | undefined
   try {
     staged = await deps.blobs.stage(req.body ?? new Blob([]).stream(), max)
@@ -103,7 +112,7 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
   } catch (err) {
     // A failed upload (cut off, too large, banned meanwhile) frees the URL for a retry while it is valid.
     await staged?.discard()
-    await inWriteTurn(deps.db, () => releaseUpload(deps.db, version.id))
+    await releaseClaim(deps, version.id, renewing.stamps)
     deps.metrics.uploads.inc({ outcome: 'failed' })
     throw err
   } finally {
@@ -121,14 +130,20 @@ export async function receiveArchive(deps: Deps, req: UploadRequest): Promise<Ve
 export const CLAIM_RENEW_MS = 30_000
 export const CLAIM_STALE_MS = 2 * 60_000
 
-/** Renews the claim on `versionId` every `everyMs` until stopped (a failed renewal is logged; the next one retries). */
-export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_MS): { stop(): void } {
+/**
+ * Renews the claim on `versionId` every `everyMs` until stopped (a failed renewal is logged; the next one retries).
+ * `stamps` are the times written into the claim, `claimedAt` first: a renewal whose answer was lost may have landed.
+ */
+export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_MS, claimedAt?: string): { stop(): void; stamps: string[] } {
+  const stamps = claimedAt ? [claimedAt] : []
   const timer = setInterval(() => {
-    inWriteTurn(deps.db, () => renewUpload(deps.db, versionId, timestamp(deps))).catch((err: Error) =>
+    const now = timestamp(deps)
+    stamps.push(now)
+    inWriteTurn(deps.db, () => renewUpload(deps.db, versionId, now)).catch((err: Error) =>
       deps.log.warn('upload.claim_renew_failed', { error: err.message }),
     )
   }, everyMs)
-  return { stop: () => clearInterval(timer) }
+  return { stop: () => clearInterval(timer), stamps }
 }
 
 async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, staged: StagedBlob): Promise<VersionRow> {

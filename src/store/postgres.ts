@@ -41,6 +41,30 @@ function plainRow(row: Row): Row {
   return row
 }
 
+const OUTCOME_UNKNOWN = Symbol('commit outcome unknown')
+
+/**
+ * A COMMIT that failed without the server refusing it (the connection went, the server shut down) may have been
+ * applied: the server can commit and go before its answer arrives. Marked, so that a writer that would retry the
+ * same change (a download count, which adds) does not apply it twice.
+ */
+function markCommitOutcomeUnknown(err: unknown): unknown {
+  const { errno } = err as { errno?: unknown }
+  const refused = typeof errno === 'string' && !/^(08|57P)/.test(errno)
+  if (err instanceof Error && !refused) Object.assign(err, { [OUTCOME_UNKNOWN]: true })
+  return err
+}
+
+/** The client's own word for a connection that is gone, or the server's (SQLSTATE 08, 57P) before it went. */
+function connectionLost(err: unknown): boolean {
+  const { code, errno } = err as { code?: unknown; errno?: unknown }
+  if (typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|.*CLOSED)|^E(CONNRESET|PIPE)$/.test(code)) return true
+  return typeof errno === 'string' && /^(08|57P)/.test(errno)
+}
+
+/** Whether a failed transaction may have committed all the same (its COMMIT's answer never came). */
+export const commitOutcomeUnknown = (err: unknown): boolean => err instanceof Error && OUTCOME_UNKNOWN in err
+
 interface ReservedConnection extends DatabaseConnection {
   release(): void
 }
@@ -75,11 +99,21 @@ class BunSqlDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('commit'))
+    try {
+      await connection.executeQuery(CompiledQuery.raw('commit'))
+    } catch (err) {
+      throw markCommitOutcomeUnknown(err)
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection) {
-    await connection.executeQuery(CompiledQuery.raw('rollback'))
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'))
+    } catch (err) {
+      // A connection that went took its transaction with it (the server rolls it back). Kysely rolls back after a
+      // failed COMMIT too: its error, not the rollback's, must reach the caller, marked as an unknown outcome.
+      if (!connectionLost(err)) throw err
+    }
   }
 
   async releaseConnection(connection: DatabaseConnection) {

@@ -31,8 +31,13 @@ export async function renewUpload(db: Store, versionId: string, now: string): Pr
   await db.updateTable('upload_claims').set({ claimed_at: now }).where('version_id', '=', versionId).execute()
 }
 
-export async function releaseUpload(db: Store, versionId: string): Promise<void> {
-  await db.deleteFrom('upload_claims').where('version_id', '=', versionId).execute()
+/**
+ * Frees the claim of a failed upload. `stamps` are the times this upload wrote into its claim (taken, renewed): a
+ * claim with any other time is another upload's, one that took this claim over once it went unrenewed.
+ */
+export async function releaseUpload(db: Store, versionId: string, stamps: readonly string[]): Promise<void> {
+  if (stamps.length === 0) return
+  await db.deleteFrom('upload_claims').where('version_id', '=', versionId).where('claimed_at', 'in', stamps).execute()
 }
 
 /** Claims older than `before` without an archive: their uploads died with a process (their URLs have expired). */
