@@ -39,7 +39,7 @@ export function summaryLine(s: SyncSummary): string {
   const { publishers, nodes, versions, removed } = s.changed
   const changed = `${plural(publishers, 'publisher')}, ${plural(nodes, 'node')}, ${plural(versions, 'version')} changed, ${count(removed)} removed`
   const { fetched, bytes, refused, failed } = s.archives
-  const archives = `archives ${count(fetched)} fetched (${formatBytes(bytes)}), ${count(refused)} refused, ${count(failed)} failed`
+  const archives = `archives ${count(fetched)} stored (${formatBytes(bytes)} fetched), ${count(refused)} refused, ${count(failed)} failed`
   return `sync from ${s.source}: ${state}; ${changed}; ${archives}; ${plural(s.problems.length, 'problem')}; ${s.seconds.toFixed(1)} s`
 }
 

@@ -71,7 +71,7 @@ describe('the binary as a mirror', () => {
     expect(synced).toMatchObject({ code: 0, err: '' })
     expect(synced.out).toMatch(
       // Both versions have the same bytes: transferred once (the second is known by its SHA-256).
-      /^sync from .*: complete \(full pass\); 1 publisher, 1 node, 2 versions changed, 0 removed; archives 2 fetched \(9\d\.\d KiB\)/,
+      /^sync from .*: complete \(full pass\); 1 publisher, 1 node, 2 versions changed, 0 removed; archives 2 stored \(9\d\.\d KiB fetched\)/,
     )
     const upstreamNode = await get(`${a.url}/nodes/blur-pack`)
     await a.stop()

@@ -61,6 +61,6 @@ describe('a sync killed mid-run', () => {
     ).toEqual(shas)
     // And a run right after changes nothing.
     const again = await runSync(dir)
-    expect(again.out).toContain('0 publishers, 0 nodes, 0 versions changed, 0 removed; archives 0 fetched')
+    expect(again.out).toContain('0 publishers, 0 nodes, 0 versions changed, 0 removed; archives 0 stored (0 B fetched)')
   }, 60_000)
 })
