@@ -1,6 +1,6 @@
 /** Archive bytes on local disk, content-addressed by SHA-256: streamed to tmp/, fsynced, renamed into blobs/. */
 import { mkdirSync } from 'node:fs'
-import { open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { lstat, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { newId } from '../domain/ids'
 import { payloadTooLarge } from '../errors'
@@ -30,6 +30,17 @@ function ownerIsGone(name: string): boolean {
   } catch (err) {
     return (err as { code?: string }).code === 'ESRCH'
   }
+}
+
+/** A directory's names in byte order; none when it is gone meanwhile. Any other error (no permission) is thrown. */
+async function sortedNames(path: string): Promise<string[]> {
+  return ((await readdir(path).catch(gone)) ?? []).sort()
+}
+
+/** Undefined for a path removed meanwhile (ENOENT); any other error is thrown on: a listing never skips it silently. */
+function gone(err: unknown): undefined {
+  if ((err as { code?: string }).code === 'ENOENT') return undefined
+  throw err
 }
 
 /**
@@ -77,16 +88,27 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     }
   }
 
-  /** One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). */
+  /**
+   * One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). Only
+   * what open and delete address is listed: regular files named by their hash at blobs/<2 hex>/<2 hex>/<hash>, in
+   * real directories. A symlinked directory is not followed (a sweep deleted files outside the data directory through
+   * one), nor is a symlink, a directory or a misplaced file taken for a blob: a sweep never deletes them.
+   */
   async function* inventory(): AsyncIterable<BlobInfo> {
-    const sorted = async (path: string) => (await readdir(path).catch(() => [] as string[])).sort()
-    for (const a of await sorted(blobDir)) {
-      for (const b of await sorted(join(blobDir, a))) {
-        for (const name of await sorted(join(blobDir, a, b))) {
-          if (!isSha256(name)) continue
+    const subdirs = async (path: string) => {
+      const out: string[] = []
+      for (const name of await sortedNames(path)) {
+        if (/^[0-9a-f]{2}$/.test(name) && (await lstat(join(path, name)).catch(gone))?.isDirectory()) out.push(name)
+      }
+      return out
+    }
+    for (const a of await subdirs(blobDir)) {
+      for (const b of await subdirs(join(blobDir, a))) {
+        for (const name of await sortedNames(join(blobDir, a, b))) {
+          if (!isSha256(name) || !name.startsWith(a + b)) continue
           // Gone meanwhile (a sweep elsewhere): not stored.
-          const info = await stat(join(blobDir, a, b, name)).catch(() => undefined)
-          if (info) yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs }
+          const info = await lstat(join(blobDir, a, b, name)).catch(gone)
+          if (info?.isFile()) yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs }
         }
       }
     }
