@@ -14,6 +14,7 @@ import { parseCommandArgs, wholeNumber } from './cli-args'
 import { UsageError } from './cli-credentials'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { DataDirError, existingStoreFile } from './data-dir'
+import { AppError } from './errors'
 import { count, plural } from './domain/plural'
 import { forTerminal, type Io } from './io'
 import { openStoreAt, s3Settings } from './serve-backends'
@@ -91,10 +92,21 @@ async function withBlobStores<T>(config: BackendConfig, fn: (deps: { db: Store; 
   try {
     const location = config.database ?? existingStoreFile(config.data)
     db = await openStoreAt(location)
+    let failure: Error | undefined
     const blobs = staging
-      ? createS3BlobStore(s3Settings(config, config.storage!), createDiskBlobStore(staging))
+      ? createS3BlobStore(s3Settings(config, config.storage!), createDiskBlobStore(staging), { onError: (err) => (failure = err) })
       : createDiskBlobStore(config.data)
-    return await fn({ db, blobs })
+    try {
+      return await fn({ db, blobs })
+    } catch (err) {
+      // The server's 503 says "try again shortly"; the operator at a terminal needs the bucket's own words (a refused
+      // connection, a wrong key, no such bucket), which serve logs and nothing here would otherwise show.
+      if (failure && err instanceof AppError && err.code === 'storage_unavailable') {
+        const code = (failure as { code?: string }).code
+        throw new AppError(503, err.code, `the archive storage failed: ${code ? `${code}: ` : ''}${failure.message.replace(/\s+/g, ' ')}`)
+      }
+      throw err
+    }
   } finally {
     await db?.destroy()
     if (staging) rmSync(staging, { recursive: true, force: true })
