@@ -134,6 +134,13 @@ function checkLines(r: CheckReport): string[] {
   )
   for (const b of u.first) lines.push(`  ${b.sha256}  ${bytes(b.size)}  written ${new Date(b.modifiedMs).toISOString()}`)
   if (u.count > u.first.length) lines.push(`  ... and ${count(u.count - u.first.length)} more`)
+  // Said, not hidden among the referenced: a writer killed between its intent and its row holds bytes for a day.
+  if (r.held.count) lines.push(`held by blob intents only: ${plural(r.held.count, 'blob')}, ${bytes(r.held.bytes)}`)
+  const i = r.intents
+  if (i.held) {
+    const dropped = i.expired ? `; ${count(i.expired)} expired: the next sweep drops them` : ': a sweep drops an intent 24 hours old'
+    lines.push(`blob intents: ${count(i.held)}, the oldest recorded ${i.oldest} (writers under way, or killed${dropped})`)
+  }
   return lines
 }
 

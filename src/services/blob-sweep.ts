@@ -10,6 +10,7 @@ import {
   deleteIntentsBefore,
   holdSweepLock,
   INTENT_TTL_MS,
+  intentSummary,
   neededHashes,
   referencedAmong,
   versionsNaming,
@@ -116,6 +117,10 @@ async function scan(deps: SweepDeps, before: string, s: Scan): Promise<void> {
 export interface CheckReport {
   stored: { count: number; bytes: number }
   unreferenced: { count: number; bytes: number; first: BlobInfo[] }
+  /** Stored blobs no row names but a live intent holds: a writer under way, or a killed one's until its intent expires. */
+  held: { count: number; bytes: number }
+  /** The intents recorded; `expired` ones are a sweep's to drop (their bytes are then unreferenced). */
+  intents: { held: number; expired: number; oldest: string | null }
   missing: { hashes: number; archives: number; images: number; first: { sha256: string; version: string }[] }
 }
 
@@ -126,6 +131,8 @@ export async function checkBlobs(deps: SweepDeps, opts: { now: Date; listed: num
   const report: CheckReport = {
     stored: { count: 0, bytes: 0 },
     unreferenced: { count: 0, bytes: 0, first: [] },
+    held: { count: 0, bytes: 0 },
+    intents: await intentSummary(deps.db, intentsSince),
     missing: { hashes: 0, archives: 0, images: 0, first: [] },
   }
   await scan(deps, before, {
@@ -136,8 +143,17 @@ export async function checkBlobs(deps: SweepDeps, opts: { now: Date; listed: num
         batch.map((b) => b.sha256),
         intentsSince,
       )
+      // Of those, the ones only intents hold (a row written since the scan began counts as a row).
+      const byRows = await referencedAmong(
+        deps.db,
+        batch.filter((b) => referenced.has(b.sha256)).map((b) => b.sha256),
+        null,
+      )
       for (const blob of batch) {
-        if (referenced.has(blob.sha256)) continue
+        if (referenced.has(blob.sha256)) {
+          if (!byRows.has(blob.sha256)) [report.held.count++, (report.held.bytes += blob.size)]
+          continue
+        }
         report.unreferenced.count++
         report.unreferenced.bytes += blob.size
         if (report.unreferenced.first.length < opts.listed) report.unreferenced.first.push(blob)
