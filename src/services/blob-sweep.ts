@@ -15,7 +15,7 @@ import {
   referencedAmong,
   versionsNaming,
 } from '../store/blob-intents'
-import type { Store } from '../store/db'
+import { dialectOf, type Store } from '../store/db'
 import { inWriteTurn } from './write-turn'
 
 /** Hashes looked up at once outside the lock. */
@@ -49,7 +49,7 @@ export async function deleteUnreferenced(
   for (let i = 0; i < sha256s.length; i += LOCKED_BATCH) {
     const part = sha256s.slice(i, i + LOCKED_BATCH)
     const gone = await inWriteTurn(deps.db, () =>
-      deps.db.transaction().execute(async (trx) => {
+      decidingTransaction(deps.db).execute(async (trx) => {
         await holdSweepLock(trx, 'exclusive')
         const referenced = await referencedAmong(trx, part, opts.intentsSince)
         const unreferenced = part.filter((sha) => !referenced.has(sha))
@@ -62,6 +62,16 @@ export async function deleteUnreferenced(
     deleted.push(...gone)
   }
   return deleted
+}
+
+/**
+ * The transaction that takes the sweep lock and then looks for rows and intents: read committed on PostgreSQL whatever
+ * the database's default. Under repeatable read or serializable (an operator's `default_transaction_isolation`), the
+ * snapshot is taken by the first statement, the wait for the lock: an intent committed during that wait was not seen,
+ * and its bytes were deleted. SQLite's write lock is taken at BEGIN, before anything is read.
+ */
+function decidingTransaction(db: Store) {
+  return dialectOf(db) === 'postgres' ? db.transaction().setIsolationLevel('read committed') : db.transaction()
 }
 
 /** The store's listing, checked to come in ascending hash order (the merge with the rows' hashes needs it). */
