@@ -150,6 +150,9 @@ function sweepLines(r: SweepReport, hours: number, dryRun: boolean, bucket: bool
     `${verb} ${plural(r.removed.count, 'unreferenced blob')}, ${bytes(r.removed.bytes)}, last written more than ${plural(hours, 'hour')} ago`,
   ]
   if (r.young.count) lines.push(`kept ${plural(r.young.count, 'unreferenced blob')}, ${bytes(r.young.bytes)}, written since`)
+  if (r.linked.count) {
+    lines.push(`kept ${plural(r.linked.count, 'unreferenced blob')}, ${bytes(r.linked.bytes)}, reached through symlinks (never deleted)`)
+  }
   if (r.probes) lines.push(`${verb} ${plural(r.probes.count, 'probe object')}, ${bytes(r.probes.bytes)}`)
   if (r.intentsExpired) lines.push(`dropped ${plural(r.intentsExpired, 'expired blob intent')} (writers that did not finish)`)
   if (bucket) lines.push('incomplete multipart uploads are not listed: a bucket lifecycle rule removes them')

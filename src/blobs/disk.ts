@@ -90,28 +90,45 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
 
   /**
    * One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). Only
-   * what open and delete address is listed: regular files named by their hash at blobs/<2 hex>/<2 hex>/<hash>, in
-   * real directories. A symlinked directory is not followed (a sweep deleted files outside the data directory through
-   * one), nor is a symlink, a directory or a misplaced file taken for a blob: a sweep never deletes them.
+   * what open and delete address is listed: files named by their hash at blobs/<2 hex>/<2 hex>/<hash>, so a
+   * directory named like a blob or a misplaced file is not taken for one. Symlinks are followed, as serving follows
+   * them, and what is reached through one is marked `linked`: a sweep never deletes it (it deleted files outside the
+   * data directory through a linked directory).
    */
   async function* inventory(): AsyncIterable<BlobInfo> {
-    const subdirs = async (path: string) => {
-      const out: string[] = []
+    const subdirs = async (path: string, linked: boolean) => {
+      const out: { name: string; linked: boolean }[] = []
       for (const name of await sortedNames(path)) {
-        if (/^[0-9a-f]{2}$/.test(name) && (await lstat(join(path, name)).catch(gone))?.isDirectory()) out.push(name)
+        if (!/^[0-9a-f]{2}$/.test(name)) continue
+        const own = await lstat(join(path, name)).catch(gone)
+        const info = own?.isSymbolicLink() ? await stat(join(path, name)).catch(gone) : own
+        if (info?.isDirectory()) out.push({ name, linked: linked || own!.isSymbolicLink() })
       }
       return out
     }
-    for (const a of await subdirs(blobDir)) {
-      for (const b of await subdirs(join(blobDir, a))) {
-        for (const name of await sortedNames(join(blobDir, a, b))) {
-          if (!isSha256(name) || !name.startsWith(a + b)) continue
+    for (const a of await subdirs(blobDir, false)) {
+      for (const b of await subdirs(join(blobDir, a.name), a.linked)) {
+        for (const name of await sortedNames(join(blobDir, a.name, b.name))) {
+          if (!isSha256(name) || !name.startsWith(a.name + b.name)) continue
+          const path = join(blobDir, a.name, b.name, name)
           // Gone meanwhile (a sweep elsewhere): not stored.
-          const info = await lstat(join(blobDir, a, b, name)).catch(gone)
-          if (info?.isFile()) yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs }
+          const own = await lstat(path).catch(gone)
+          const info = own?.isSymbolicLink() ? await stat(path).catch(gone) : own
+          if (!info?.isFile()) continue
+          const linked = b.linked || own!.isSymbolicLink()
+          yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs, ...(linked && { linked }) }
         }
       }
     }
+  }
+
+  /** Whether the blob's path under blobs/ goes through a symlink (its directories or itself). */
+  async function throughLink(sha256: string): Promise<boolean> {
+    const parts = [sha256.slice(0, 2), sha256.slice(2, 4), sha256]
+    for (let i = 1; i <= parts.length; i++) {
+      if ((await lstat(join(blobDir, ...parts.slice(0, i))).catch(gone))?.isSymbolicLink()) return true
+    }
+    return false
   }
 
   return {
@@ -126,7 +143,8 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     has: async (sha256) => isSha256(sha256) && (await Bun.file(pathOf(sha256)).exists()),
 
     async delete(sha256) {
-      if (isSha256(sha256)) await rm(pathOf(sha256), { force: true })
+      // Never through a symlink: what it points at is outside the blob directory, and not this store's to delete.
+      if (isSha256(sha256) && !(await throughLink(sha256))) await rm(pathOf(sha256), { force: true })
     },
 
     async *list() {

@@ -185,6 +185,8 @@ export interface SweepReport {
   removed: { count: number; bytes: number }
   /** Unreferenced but younger than the grace: left for a later sweep. */
   young: { count: number; bytes: number }
+  /** Unreferenced but reached through a symlink (on disk): never deleted, said. */
+  linked: { count: number; bytes: number }
   intentsExpired: number
   probes?: { count: number; bytes: number }
 }
@@ -201,7 +203,12 @@ export async function sweepBlobs(
   const intentsSince = new Date(opts.now.getTime() - INTENT_TTL_MS).toISOString()
   const intentsExpired = opts.dryRun ? 0 : await inWriteTurn(deps.db, () => deleteIntentsBefore(deps.db, intentsSince))
   const oldBefore = opts.now.getTime() - opts.olderThanMs
-  const report: SweepReport = { removed: { count: 0, bytes: 0 }, young: { count: 0, bytes: 0 }, intentsExpired }
+  const report: SweepReport = {
+    removed: { count: 0, bytes: 0 },
+    young: { count: 0, bytes: 0 },
+    linked: { count: 0, bytes: 0 },
+    intentsExpired,
+  }
   await scan(deps, opts.now.toISOString(), {
     stored: { count: 0, bytes: 0 },
     async onCandidates(batch) {
@@ -214,7 +221,10 @@ export async function sweepBlobs(
       const sizes = new Map<string, number>()
       for (const blob of batch) {
         if (referenced.has(blob.sha256)) continue
-        if (blob.modifiedMs >= oldBefore) {
+        if (blob.linked) {
+          report.linked.count++
+          report.linked.bytes += blob.size
+        } else if (blob.modifiedMs >= oldBefore) {
           report.young.count++
           report.young.bytes += blob.size
         } else sizes.set(blob.sha256, blob.size)
