@@ -14,6 +14,7 @@ import { parseCommandArgs, wholeNumber } from './cli-args'
 import { UsageError } from './cli-credentials'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { DataDirError, existingStoreFile } from './data-dir'
+import { AppError } from './errors'
 import { count, plural } from './domain/plural'
 import { forTerminal, type Io } from './io'
 import { openStoreAt, s3Settings } from './serve-backends'
@@ -91,10 +92,21 @@ async function withBlobStores<T>(config: BackendConfig, fn: (deps: { db: Store; 
   try {
     const location = config.database ?? existingStoreFile(config.data)
     db = await openStoreAt(location)
+    let failure: Error | undefined
     const blobs = staging
-      ? createS3BlobStore(s3Settings(config, config.storage!), createDiskBlobStore(staging))
+      ? createS3BlobStore(s3Settings(config, config.storage!), createDiskBlobStore(staging), { onError: (err) => (failure = err) })
       : createDiskBlobStore(config.data)
-    return await fn({ db, blobs })
+    try {
+      return await fn({ db, blobs })
+    } catch (err) {
+      // The server's 503 says "try again shortly"; the operator at a terminal needs the bucket's own words (a refused
+      // connection, a wrong key, no such bucket), which serve logs and nothing here would otherwise show.
+      if (failure && err instanceof AppError && err.code === 'storage_unavailable') {
+        const code = (failure as { code?: string }).code
+        throw new AppError(503, err.code, `the archive storage failed: ${code ? `${code}: ` : ''}${failure.message.replace(/\s+/g, ' ')}`)
+      }
+      throw err
+    }
   } finally {
     await db?.destroy()
     if (staging) rmSync(staging, { recursive: true, force: true })
@@ -122,6 +134,13 @@ function checkLines(r: CheckReport): string[] {
   )
   for (const b of u.first) lines.push(`  ${b.sha256}  ${bytes(b.size)}  written ${new Date(b.modifiedMs).toISOString()}`)
   if (u.count > u.first.length) lines.push(`  ... and ${count(u.count - u.first.length)} more`)
+  // Said, not hidden among the referenced: a writer killed between its intent and its row holds bytes for a day.
+  if (r.held.count) lines.push(`held by blob intents only: ${plural(r.held.count, 'blob')}, ${bytes(r.held.bytes)}`)
+  const i = r.intents
+  if (i.held) {
+    const dropped = i.expired ? `; ${count(i.expired)} expired: the next sweep drops them` : ': a sweep drops an intent 24 hours old'
+    lines.push(`blob intents: ${count(i.held)}, the oldest recorded ${i.oldest} (writers under way, or killed${dropped})`)
+  }
   return lines
 }
 
@@ -131,6 +150,9 @@ function sweepLines(r: SweepReport, hours: number, dryRun: boolean, bucket: bool
     `${verb} ${plural(r.removed.count, 'unreferenced blob')}, ${bytes(r.removed.bytes)}, last written more than ${plural(hours, 'hour')} ago`,
   ]
   if (r.young.count) lines.push(`kept ${plural(r.young.count, 'unreferenced blob')}, ${bytes(r.young.bytes)}, written since`)
+  if (r.linked.count) {
+    lines.push(`kept ${plural(r.linked.count, 'unreferenced blob')}, ${bytes(r.linked.bytes)}, reached through symlinks (never deleted)`)
+  }
   if (r.probes) lines.push(`${verb} ${plural(r.probes.count, 'probe object')}, ${bytes(r.probes.bytes)}`)
   if (r.intentsExpired) lines.push(`dropped ${plural(r.intentsExpired, 'expired blob intent')} (writers that did not finish)`)
   if (bucket) lines.push('incomplete multipart uploads are not listed: a bucket lifecycle rule removes them')

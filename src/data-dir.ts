@@ -29,3 +29,18 @@ export function existingStoreFile(dir: string): string {
     throw new DataDirError(`no registry in ${dir}: it has no registry.db (is --data right? "serve" or "users create" makes one)`)
   return path
 }
+
+/**
+ * On disk, an upload is staged in tmp/ and moved into blobs/ by a rename, which cannot cross file systems: with blobs/
+ * put on another one (a mount, a symlink), every upload failed with EXDEV, a 500. Said at start instead, with the way
+ * out.
+ */
+export function checkBlobsBesideTmp(dir: string): void {
+  const blobs = join(dir, 'blobs')
+  const tmp = join(dir, 'tmp')
+  if (statSync(blobs).dev === statSync(tmp).dev) return
+  throw new DataDirError(
+    `${blobs} and ${tmp} are on different file systems: uploads are moved from one to the other by a rename, which ` +
+      'cannot cross them; make tmp a symlink to a directory on the file system of blobs',
+  )
+}

@@ -10,7 +10,7 @@ import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore, type S3Settings } from './blobs/s3'
 import { createBlobCache } from './blobs/disk-cache'
 import type { BackendConfig } from './config'
-import { prepareDataDir } from './data-dir'
+import { checkBlobsBesideTmp, prepareDataDir } from './data-dir'
 import type { Log } from './log'
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './services/rate-limit'
 import { isDatabaseUnavailable, openStore, type Store } from './store/db'
@@ -91,6 +91,7 @@ export async function openBackends(
   // Uploads are staged in the data directory either way: the archive checks read them there.
   const disk = createDiskBlobStore(prepareDataDir(dataDir), { durable: opts.durable })
   const storage = config.storage
+  if (!storage) checkBlobsBesideTmp(dataDir)
   const blobs = storage
     ? createS3BlobStore(s3Settings(config, storage), disk, {
         cache: config['storage-cache-bytes'] > 0 ? createBlobCache(join(dataDir, 'cache'), config['storage-cache-bytes']) : undefined,

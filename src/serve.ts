@@ -14,6 +14,7 @@ import { bufferedWriter, createLog, type Log } from './log'
 import { createMetrics, monitorEventLoop } from './metrics'
 import { registerSearchMetrics } from './search/metrics'
 import { sweepStagedImages } from './services/staged-images'
+import { dropExpiredIntents } from './services/blob-intent'
 import { createVideoProvider, type VideoProvider } from './upstream/video-provider'
 import type { Deps } from './services/deps'
 import { createIndexedSearch } from './search/indexed-search'
@@ -197,7 +198,8 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     const claims = await releaseAbandonedUploads(db, new Date(Date.now() - ABANDONED_AFTER_MS).toISOString())
     const images = await sweepStagedImages(deps)
     await dropRateWindows(db, new Date(Date.now() - RATE_WINDOWS_KEPT_MS).toISOString())
-    if (parts || claims || images) log.info('uploads.swept', { parts, claims, images })
+    const intents = await dropExpiredIntents(deps)
+    if (parts || claims || images || intents) log.info('uploads.swept', { parts, claims, images, intents })
   }
   const sweeper = setInterval(() => sweep().catch((err: Error) => log.warn('uploads.sweep_failed', { error: err.message })), SWEEP_EVERY_MS)
   await sweep()

@@ -20,6 +20,11 @@ export interface BlobInfo {
   size: number
   /** When its bytes were last written (a commit of the same bytes over them on disk renews it; on S3 it does not). */
   modifiedMs: number
+  /**
+   * Reached through a symlink (a linked directory or file under blobs/, on disk): served and counted as stored, but
+   * never deleted by a sweep, which would delete outside the blob directory.
+   */
+  linked?: boolean
 }
 
 export interface BlobStore {

@@ -1,6 +1,6 @@
 /** Archive bytes on local disk, content-addressed by SHA-256: streamed to tmp/, fsynced, renamed into blobs/. */
 import { mkdirSync } from 'node:fs'
-import { open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { lstat, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { newId } from '../domain/ids'
 import { payloadTooLarge } from '../errors'
@@ -30,6 +30,17 @@ function ownerIsGone(name: string): boolean {
   } catch (err) {
     return (err as { code?: string }).code === 'ESRCH'
   }
+}
+
+/** A directory's names in byte order; none when it is gone meanwhile. Any other error (no permission) is thrown. */
+async function sortedNames(path: string): Promise<string[]> {
+  return ((await readdir(path).catch(gone)) ?? []).sort()
+}
+
+/** Undefined for a path removed meanwhile (ENOENT); any other error is thrown on: a listing never skips it silently. */
+function gone(err: unknown): undefined {
+  if ((err as { code?: string }).code === 'ENOENT') return undefined
+  throw err
 }
 
 /**
@@ -77,19 +88,47 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     }
   }
 
-  /** One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). */
+  /**
+   * One directory in memory at a time (at most 65,536 directories of a few files each under a million blobs). Only
+   * what open and delete address is listed: files named by their hash at blobs/<2 hex>/<2 hex>/<hash>, so a
+   * directory named like a blob or a misplaced file is not taken for one. Symlinks are followed, as serving follows
+   * them, and what is reached through one is marked `linked`: a sweep never deletes it (it deleted files outside the
+   * data directory through a linked directory).
+   */
   async function* inventory(): AsyncIterable<BlobInfo> {
-    const sorted = async (path: string) => (await readdir(path).catch(() => [] as string[])).sort()
-    for (const a of await sorted(blobDir)) {
-      for (const b of await sorted(join(blobDir, a))) {
-        for (const name of await sorted(join(blobDir, a, b))) {
-          if (!isSha256(name)) continue
+    const subdirs = async (path: string, linked: boolean) => {
+      const out: { name: string; linked: boolean }[] = []
+      for (const name of await sortedNames(path)) {
+        if (!/^[0-9a-f]{2}$/.test(name)) continue
+        const own = await lstat(join(path, name)).catch(gone)
+        const info = own?.isSymbolicLink() ? await stat(join(path, name)).catch(gone) : own
+        if (info?.isDirectory()) out.push({ name, linked: linked || own!.isSymbolicLink() })
+      }
+      return out
+    }
+    for (const a of await subdirs(blobDir, false)) {
+      for (const b of await subdirs(join(blobDir, a.name), a.linked)) {
+        for (const name of await sortedNames(join(blobDir, a.name, b.name))) {
+          if (!isSha256(name) || !name.startsWith(a.name + b.name)) continue
+          const path = join(blobDir, a.name, b.name, name)
           // Gone meanwhile (a sweep elsewhere): not stored.
-          const info = await stat(join(blobDir, a, b, name)).catch(() => undefined)
-          if (info) yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs }
+          const own = await lstat(path).catch(gone)
+          const info = own?.isSymbolicLink() ? await stat(path).catch(gone) : own
+          if (!info?.isFile()) continue
+          const linked = b.linked || own!.isSymbolicLink()
+          yield { sha256: name, size: info.size, modifiedMs: info.mtimeMs, ...(linked && { linked }) }
         }
       }
     }
+  }
+
+  /** Whether the blob's path under blobs/ goes through a symlink (its directories or itself). */
+  async function throughLink(sha256: string): Promise<boolean> {
+    const parts = [sha256.slice(0, 2), sha256.slice(2, 4), sha256]
+    for (let i = 1; i <= parts.length; i++) {
+      if ((await lstat(join(blobDir, ...parts.slice(0, i))).catch(gone))?.isSymbolicLink()) return true
+    }
+    return false
   }
 
   return {
@@ -104,7 +143,8 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
     has: async (sha256) => isSha256(sha256) && (await Bun.file(pathOf(sha256)).exists()),
 
     async delete(sha256) {
-      if (isSha256(sha256)) await rm(pathOf(sha256), { force: true })
+      // Never through a symlink: what it points at is outside the blob directory, and not this store's to delete.
+      if (isSha256(sha256) && !(await throughLink(sha256))) await rm(pathOf(sha256), { force: true })
     },
 
     async *list() {

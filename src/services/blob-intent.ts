@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely'
 import { storageUnavailable } from '../blobs/s3'
 import { newId } from '../domain/ids'
-import { deleteIntents, insertIntents } from '../store/blob-intents'
+import { deleteIntents, deleteIntentsBefore, INTENT_TTL_MS, insertIntents } from '../store/blob-intents'
 import type { Store } from '../store/db'
 import type { DB } from '../store/schema'
 import { inWriteTurn } from './write-turn'
@@ -55,4 +55,14 @@ export async function intendBlobs(deps: { db: Store; now(): Date }, sha256s: rea
       await inWriteTurn(deps.db, () => deleteIntents(deps.db, id)).catch(() => {})
     },
   }
+}
+
+/**
+ * Drops the intents of writers taken for dead (recorded INTENT_TTL_MS ago), as `blobs sweep` does first: serve does it
+ * hourly, so that the intents of killed writers (a killed import leaves one per archive) do not pile up, and keep
+ * their bytes, on a registry whose operator never sweeps. Returns how many.
+ */
+export function dropExpiredIntents(deps: { db: Store; now(): Date }): Promise<number> {
+  const before = new Date(deps.now().getTime() - INTENT_TTL_MS).toISOString()
+  return inWriteTurn(deps.db, () => deleteIntentsBefore(deps.db, before))
 }

@@ -10,11 +10,12 @@ import {
   deleteIntentsBefore,
   holdSweepLock,
   INTENT_TTL_MS,
+  intentSummary,
   neededHashes,
   referencedAmong,
   versionsNaming,
 } from '../store/blob-intents'
-import type { Store } from '../store/db'
+import { dialectOf, type Store } from '../store/db'
 import { inWriteTurn } from './write-turn'
 
 /** Hashes looked up at once outside the lock. */
@@ -48,7 +49,7 @@ export async function deleteUnreferenced(
   for (let i = 0; i < sha256s.length; i += LOCKED_BATCH) {
     const part = sha256s.slice(i, i + LOCKED_BATCH)
     const gone = await inWriteTurn(deps.db, () =>
-      deps.db.transaction().execute(async (trx) => {
+      decidingTransaction(deps.db).execute(async (trx) => {
         await holdSweepLock(trx, 'exclusive')
         const referenced = await referencedAmong(trx, part, opts.intentsSince)
         const unreferenced = part.filter((sha) => !referenced.has(sha))
@@ -61,6 +62,16 @@ export async function deleteUnreferenced(
     deleted.push(...gone)
   }
   return deleted
+}
+
+/**
+ * The transaction that takes the sweep lock and then looks for rows and intents: read committed on PostgreSQL whatever
+ * the database's default. Under repeatable read or serializable (an operator's `default_transaction_isolation`), the
+ * snapshot is taken by the first statement, the wait for the lock: an intent committed during that wait was not seen,
+ * and its bytes were deleted. SQLite's write lock is taken at BEGIN, before anything is read.
+ */
+function decidingTransaction(db: Store) {
+  return dialectOf(db) === 'postgres' ? db.transaction().setIsolationLevel('read committed') : db.transaction()
 }
 
 /** The store's listing, checked to come in ascending hash order (the merge with the rows' hashes needs it). */
@@ -116,6 +127,10 @@ async function scan(deps: SweepDeps, before: string, s: Scan): Promise<void> {
 export interface CheckReport {
   stored: { count: number; bytes: number }
   unreferenced: { count: number; bytes: number; first: BlobInfo[] }
+  /** Stored blobs no row names but a live intent holds: a writer under way, or a killed one's until its intent expires. */
+  held: { count: number; bytes: number }
+  /** The intents recorded; `expired` ones are a sweep's to drop (their bytes are then unreferenced). */
+  intents: { held: number; expired: number; oldest: string | null }
   missing: { hashes: number; archives: number; images: number; first: { sha256: string; version: string }[] }
 }
 
@@ -126,6 +141,8 @@ export async function checkBlobs(deps: SweepDeps, opts: { now: Date; listed: num
   const report: CheckReport = {
     stored: { count: 0, bytes: 0 },
     unreferenced: { count: 0, bytes: 0, first: [] },
+    held: { count: 0, bytes: 0 },
+    intents: await intentSummary(deps.db, intentsSince),
     missing: { hashes: 0, archives: 0, images: 0, first: [] },
   }
   await scan(deps, before, {
@@ -136,8 +153,17 @@ export async function checkBlobs(deps: SweepDeps, opts: { now: Date; listed: num
         batch.map((b) => b.sha256),
         intentsSince,
       )
+      // Of those, the ones only intents hold (a row written since the scan began counts as a row).
+      const byRows = await referencedAmong(
+        deps.db,
+        batch.filter((b) => referenced.has(b.sha256)).map((b) => b.sha256),
+        null,
+      )
       for (const blob of batch) {
-        if (referenced.has(blob.sha256)) continue
+        if (referenced.has(blob.sha256)) {
+          if (!byRows.has(blob.sha256)) [report.held.count++, (report.held.bytes += blob.size)]
+          continue
+        }
         report.unreferenced.count++
         report.unreferenced.bytes += blob.size
         if (report.unreferenced.first.length < opts.listed) report.unreferenced.first.push(blob)
@@ -159,6 +185,8 @@ export interface SweepReport {
   removed: { count: number; bytes: number }
   /** Unreferenced but younger than the grace: left for a later sweep. */
   young: { count: number; bytes: number }
+  /** Unreferenced but reached through a symlink (on disk): never deleted, said. */
+  linked: { count: number; bytes: number }
   intentsExpired: number
   probes?: { count: number; bytes: number }
 }
@@ -175,7 +203,12 @@ export async function sweepBlobs(
   const intentsSince = new Date(opts.now.getTime() - INTENT_TTL_MS).toISOString()
   const intentsExpired = opts.dryRun ? 0 : await inWriteTurn(deps.db, () => deleteIntentsBefore(deps.db, intentsSince))
   const oldBefore = opts.now.getTime() - opts.olderThanMs
-  const report: SweepReport = { removed: { count: 0, bytes: 0 }, young: { count: 0, bytes: 0 }, intentsExpired }
+  const report: SweepReport = {
+    removed: { count: 0, bytes: 0 },
+    young: { count: 0, bytes: 0 },
+    linked: { count: 0, bytes: 0 },
+    intentsExpired,
+  }
   await scan(deps, opts.now.toISOString(), {
     stored: { count: 0, bytes: 0 },
     async onCandidates(batch) {
@@ -188,7 +221,10 @@ export async function sweepBlobs(
       const sizes = new Map<string, number>()
       for (const blob of batch) {
         if (referenced.has(blob.sha256)) continue
-        if (blob.modifiedMs >= oldBefore) {
+        if (blob.linked) {
+          report.linked.count++
+          report.linked.bytes += blob.size
+        } else if (blob.modifiedMs >= oldBefore) {
           report.young.count++
           report.young.bytes += blob.size
         } else sizes.set(blob.sha256, blob.size)

@@ -51,15 +51,15 @@ export async function deleteIntentsBefore(db: Store, before: string): Promise<nu
 }
 
 /**
- * Which of these hashes a row or an intent (recorded at `intentsSince` or later) names, in one statement per chunk
- * (one snapshot: a writer's transaction
- * that swaps its intent for its row is seen before or after, never half).
+ * Which of these hashes a row or an intent (recorded at `intentsSince` or later; with `null`, no intent) names, in one
+ * statement per chunk (one snapshot: a writer's transaction that swaps its intent for its row is seen before or after,
+ * never half).
  */
-export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[], intentsSince = ''): Promise<Set<string>> {
+export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[], intentsSince: string | null = ''): Promise<Set<string>> {
   const out = new Set<string>()
   for (let i = 0; i < sha256s.length; i += CHUNK) {
     const part = sha256s.slice(i, i + CHUNK)
-    const rows = await db
+    const byRows = db
       .selectFrom('archives')
       .select('sha256')
       .where('sha256', 'in', part)
@@ -76,8 +76,11 @@ export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[]
           .select(sql<string>`sha256`.as('sha256'))
           .where('sha256', 'in', part),
       )
-      .union(db.selectFrom('blob_intents').select('sha256').where('sha256', 'in', part).where('created_at', '>=', intentsSince))
-      .execute()
+    const rows = await (
+      intentsSince === null
+        ? byRows
+        : byRows.union(db.selectFrom('blob_intents').select('sha256').where('sha256', 'in', part).where('created_at', '>=', intentsSince))
+    ).execute()
     for (const r of rows) out.add(r.sha256)
   }
   return out
@@ -171,4 +174,17 @@ export async function versionsNaming(
     .limit(limit)
     .execute()
   return rows.map((r) => ({ sha256: r.sha256, version: `${r.node_id}@${r.version} (${r.status})` }))
+}
+
+/** The intents recorded, those recorded before `since` (expired: their writers are taken for dead), and the oldest. */
+export async function intentSummary(db: Kysely<DB>, since: string): Promise<{ held: number; expired: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom('blob_intents')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('held'),
+      eb.fn.sum<number>(eb.case().when('created_at', '<', since).then(1).else(0).end()).as('expired'),
+      eb.fn.min('created_at').as('oldest'),
+    ])
+    .executeTakeFirstOrThrow()
+  return { held: Number(row.held), expired: Number(row.expired ?? 0), oldest: row.oldest ?? null }
 }
