@@ -8,8 +8,8 @@ import { SQL } from 'bun'
 import { createDownloadCounter } from '../../src/services/downloads'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
-import { startAnswerEater } from '../support/answer-eater'
 import { describeOnBackends, testSchema } from '../support/backends'
+import { startTcpProxy } from '../support/tcp-proxy'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -23,7 +23,11 @@ describeOnBackends('a download-count flush whose commit answer is lost', () => {
     const schema = await testSchema()
     const direct = new SQL(schema.url)
     const real = new URL(schema.url)
-    const proxy = startAnswerEater({ hostname: real.hostname, port: Number(real.port) })
+    let armed = false
+    const proxy = startTcpProxy(
+      { hostname: real.hostname, port: Number(real.port) },
+      { watch: (message) => (armed && /commit/i.test(message) ? ((armed = false), 'lose-answer') : undefined) },
+    )
     real.port = String(proxy.port)
     const db: Store = await openStore(real.toString(), { poolSize: 2 })
     closers.push(
@@ -38,9 +42,9 @@ describeOnBackends('a download-count flush whose commit answer is lost', () => {
     const counter = createDownloadCounter(t.deps)
     for (let i = 0; i < 5; i++) counter.count('pack')
 
-    proxy.state.armed = true
+    armed = true
     await counter.flush()
-    expect(proxy.state.eaten).toBe(1) // the commit's answer was dropped
+    expect(proxy.answersLost()).toBe(1) // the commit's answer was dropped
     await counter.flush() // the next second's flush
     await counter.flush()
     const [row] = await direct`select downloads from nodes where id = 'pack'`

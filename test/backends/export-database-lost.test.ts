@@ -12,7 +12,7 @@ import { runCli } from '../../src/cli'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startCuttingProxy } from '../support/cutting-proxy'
+import { startTcpProxy } from '../support/tcp-proxy'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -35,7 +35,10 @@ describeOnBackends('an export whose database goes away', () => {
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })
     const real = new URL(schema.url)
-    const proxy = startCuttingProxy({ hostname: real.hostname, port: Number(real.port) }, /"changes"/)
+    const proxy = startTcpProxy(
+      { hostname: real.hostname, port: Number(real.port) },
+      { watch: (m) => (/"changes"/.test(m) ? 'cut' : undefined) },
+    )
     closers.push(proxy.stop)
     real.port = String(proxy.port)
 

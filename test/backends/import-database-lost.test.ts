@@ -10,7 +10,7 @@ import { runCli } from '../../src/cli'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startCuttingProxy } from '../support/cutting-proxy'
+import { startTcpProxy } from '../support/tcp-proxy'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -47,7 +47,10 @@ describeOnBackends('an import whose database goes away', () => {
     expect(await runCli(['export', '--database', source.url, '--data', join(dir, 'a'), bundle], exported.io)).toBe(0)
 
     const real = new URL(target.url)
-    const proxy = startCuttingProxy({ hostname: real.hostname, port: Number(real.port) }, /"nodes"/)
+    const proxy = startTcpProxy(
+      { hostname: real.hostname, port: Number(real.port) },
+      { watch: (m) => (/"nodes"/.test(m) ? 'cut' : undefined) },
+    )
     closers.push(proxy.stop)
     real.port = String(proxy.port)
     const cut = capture()

@@ -1,12 +1,15 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of a test backend, to make it go away and come back without touching the
  * backend itself (other tests share it): `cut()` drops every connection and refuses new ones, `restore()` listens
- * again on the same port.
+ * again on the same port. `watch` makes it go at a chosen point: it sees each message a client sends (a query
+ * naming a table, a COMMIT) and may cut there, or let the message through and lose the backend's answer.
  */
 import type { Socket, TCPSocketListener } from 'bun'
 
 interface Pair {
   upstream?: Socket<Pair>
+  /** The backend's next answer is lost: the connection drops in its place. */
+  loseAnswer: boolean
   /** Bytes not yet taken by each side's socket (a write may take part of a chunk; the rest waits for drain). */
   toUpstream: Uint8Array[]
   toClient: Uint8Array[]
@@ -32,12 +35,31 @@ export interface TcpProxy {
   cut(): void
   restore(): void
   stop(): void
+  /** How many answers `watch` had lost. */
+  answersLost(): number
 }
 
-export function startTcpProxy(target: { hostname: string; port: number }): TcpProxy {
+/**
+ * What to do with a client's message: `cut` drops every connection and refuses new ones before it reaches the
+ * backend (the backend going away mid-command); `lose-answer` passes it on, then drops its connection in place of
+ * the answer (the backend applied it and the client never hears: a server stopping right after a COMMIT).
+ */
+export type Watch = (message: string) => 'cut' | 'lose-answer' | undefined
+
+export function startTcpProxy(target: { hostname: string; port: number }, opts: { watch?: Watch } = {}): TcpProxy {
   const open = new Set<Socket<Pair>>()
   let port = 0
   let listener: TCPSocketListener<Pair> | undefined
+  let answersLost = 0
+  const cut = () => {
+    listener?.stop(true)
+    listener = undefined
+    for (const client of open) {
+      client.data.upstream?.terminate()
+      client.terminate()
+    }
+    open.clear()
+  }
 
   const listen = () =>
     Bun.listen<Pair>({
@@ -45,7 +67,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
       port,
       socket: {
         open(client) {
-          const pair: Pair = { toUpstream: [], toClient: [], client }
+          const pair: Pair = { loseAnswer: false, toUpstream: [], toClient: [], client }
           client.data = pair
           open.add(client)
           void Bun.connect<Pair>({
@@ -56,7 +78,12 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
                 pair.upstream = upstream
                 send(upstream, pair.toUpstream)
               },
-              data: (_s, chunk) => send(pair.client, pair.toClient, chunk),
+              data(upstream, chunk) {
+                if (!pair.loseAnswer) return send(pair.client, pair.toClient, chunk)
+                answersLost++
+                upstream.terminate()
+                pair.client.terminate()
+              },
               drain: (upstream) => send(upstream, pair.toUpstream),
               close: () => void pair.client.end(),
               error: () => void pair.client.end(),
@@ -64,6 +91,9 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
           }).catch(() => client.end())
         },
         data(client, chunk) {
+          const verdict = opts.watch?.(new TextDecoder().decode(chunk))
+          if (verdict === 'cut') return cut()
+          if (verdict === 'lose-answer') client.data.loseAnswer = true
           send(client.data.upstream, client.data.toUpstream, chunk)
         },
         drain(client) {
@@ -84,20 +114,11 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   port = listener.port
   return {
     port,
-    cut() {
-      listener?.stop(true)
-      listener = undefined
-      for (const client of open) {
-        client.data.upstream?.terminate()
-        client.terminate()
-      }
-      open.clear()
-    },
+    cut,
     restore() {
       listener ??= listen()
     },
-    stop() {
-      this.cut()
-    },
+    stop: cut,
+    answersLost: () => answersLost,
   }
 }
