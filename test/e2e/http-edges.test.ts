@@ -22,11 +22,15 @@ afterAll(async () => {
   rmSync(data, { recursive: true, force: true })
 })
 
-/** The status line and body of one request written to the socket as given (the server closes after it). */
+/**
+ * The status line and body of one request written to the socket as given (the server closes after it). Written,
+ * not ended: a client that half-closes its side is taken as gone, and an answer that waits on the store (PostgreSQL)
+ * was then never written.
+ */
 function raw(head: string): Promise<{ status: string; body: string }> {
   const { hostname, port } = new URL(server.url)
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(head))
+    const socket = connect(Number(port), hostname, () => socket.write(head))
     let text = ''
     socket.on('data', (chunk) => (text += chunk.toString('latin1')))
     socket.on('error', reject)
