@@ -10,11 +10,11 @@ import { join } from 'node:path'
 import type { BlobStore } from './blobs/blob-store'
 import { createDiskBlobStore } from './blobs/disk'
 import { createS3BlobStore } from './blobs/s3'
+import { withStorageWords } from './blobs/storage-failure'
 import { parseCommandArgs, wholeNumber } from './cli-args'
 import { UsageError } from './cli-credentials'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { DataDirError, existingStoreFile } from './data-dir'
-import { AppError } from './errors'
 import { count, plural } from './domain/plural'
 import { forTerminal, type Io } from './io'
 import { openStoreAt, s3Settings } from './serve-backends'
@@ -99,13 +99,7 @@ async function withBlobStores<T>(config: BackendConfig, fn: (deps: { db: Store; 
     try {
       return await fn({ db, blobs })
     } catch (err) {
-      // The server's 503 says "try again shortly"; the operator at a terminal needs the bucket's own words (a refused
-      // connection, a wrong key, no such bucket), which serve logs and nothing here would otherwise show.
-      if (failure && err instanceof AppError && err.code === 'storage_unavailable') {
-        const code = (failure as { code?: string }).code
-        throw new AppError(503, err.code, `the archive storage failed: ${code ? `${code}: ` : ''}${failure.message.replace(/\s+/g, ' ')}`)
-      }
-      throw err
+      throw withStorageWords(err, failure)
     }
   } finally {
     await db?.destroy()

@@ -9,7 +9,9 @@ import { BACKEND_SETTINGS, loadConfig } from './config'
 import { existingStoreFile } from './data-dir'
 import { plural } from './domain/plural'
 import { createDiskBlobStore } from './blobs/disk'
+import type { BlobStore } from './blobs/blob-store'
 import { createS3BlobStore } from './blobs/s3'
+import { withStorageWords } from './blobs/storage-failure'
 import { openStoreAt, s3Settings } from './serve-backends'
 import { fileSecret } from './signing-key-file'
 import type { Io } from './io'
@@ -80,17 +82,27 @@ export async function copyCommand(argv: string[], io: Io): Promise<number> {
 
 async function copyArchives(config: NonNullable<ReturnType<typeof loadConfig<typeof BACKEND_SETTINGS>>['config']>): Promise<number> {
   const disk = createDiskBlobStore(config.data)
-  const bucket = createS3BlobStore(s3Settings(config, config.storage!), disk)
+  let failure: Error | undefined
+  const bucket = createS3BlobStore(s3Settings(config, config.storage!), disk, { onError: (err) => (failure = err) })
   let copied = 0
-  for await (const sha of disk.list()) {
-    const blob = (await disk.open(sha))!
-    const staged = await bucket.stage(blob.stream(), Number.MAX_SAFE_INTEGER)
-    if (staged.sha256 !== sha) {
-      await staged.discard()
-      throw new Error(`archive ${sha} on disk has other bytes (SHA-256 ${staged.sha256}); nothing of it was copied`)
+  try {
+    for await (const sha of disk.list()) {
+      await copyArchive(disk, bucket, sha)
+      copied++
     }
-    await staged.commit()
-    copied++
+  } catch (err) {
+    // The 503 says "try again shortly": the operator needs the bucket's own words (no such bucket, a wrong key).
+    throw withStorageWords(err, failure)
   }
   return copied
+}
+
+async function copyArchive(disk: BlobStore, bucket: BlobStore, sha: string): Promise<void> {
+  const blob = (await disk.open(sha))!
+  const staged = await bucket.stage(blob.stream(), Number.MAX_SAFE_INTEGER)
+  if (staged.sha256 !== sha) {
+    await staged.discard()
+    throw new Error(`archive ${sha} on disk has other bytes (SHA-256 ${staged.sha256}); nothing of it was copied`)
+  }
+  await staged.commit()
 }

@@ -8,6 +8,17 @@ import { createProgressBar, formatBytes } from './progress'
 import { runSync, type SyncSummary } from './services/mirror/sync'
 import { createUpstreamHttp } from './upstream/http-client'
 
+/** One entry per option, descriptions in one column past the longest name (the backend options are long ones). */
+function optionLines(): string {
+  const width = Math.max(...Object.keys(SYNC_SETTINGS).map((n) => n.length + 2))
+  return Object.entries(SYNC_SETTINGS)
+    .map(([name, s]) => {
+      const dflt = s.default === undefined ? '' : ` (default ${s.default})`
+      return `  ${`--${name}`.padEnd(width)} ${s.help}${dflt}\n  ${''.padEnd(width)} env ${settingEnv(name, s)}`
+    })
+    .join('\n')
+}
+
 export const SYNC_HELP = `Usage: registry-mirror sync --from URL [--archives[=lazy]] [--full] [--data DIR] [options]
 
 Copies publishers, nodes and versions (and with --archives their archives) from an upstream into the data
@@ -15,12 +26,7 @@ directory: another registry-mirror (through its change feed), or the public regi
 first run, resumable when cut off, and a second run right after the first changes nothing.
 
 Options:
-${Object.entries(SYNC_SETTINGS)
-  .map(
-    ([name, s]) =>
-      `  --${name.padEnd(12)} ${s.help}${s.default === undefined ? '' : ` (default ${s.default})`}\n  ${''.padEnd(14)} env ${settingEnv(name, s)}`,
-  )
-  .join('\n')}
+${optionLines()}
 
 Exit status: 0 when the run completed; 3 when it completed but skipped or refused some items (listed on
 stderr); 1 when it could not complete (the reason is printed); 2 for bad usage.`

@@ -52,9 +52,18 @@ async function addStreamEntry(pack: tar.Pack, name: string, size: number, body: 
   await written
 }
 
+/**
+ * A version whose archive a `sync --archives` would fetch: one the upstream lets download, and active (sync fetches
+ * only those; a flagged or pending one is not downloadable here anyway), so the advice to run it is not in vain.
+ */
+function wouldBeFetched(entity: unknown): boolean {
+  const version = entity as { downloadUrl?: string; status?: string } | undefined
+  return !!version?.downloadUrl && version.status === 'NodeVersionStatusActive'
+}
+
 export interface ExportResult {
   manifest: BundleManifest
-  /** Versions with an archive here whose bytes are not stored (fetched on first download, not yet): not in the bundle. */
+  /** Active versions with an archive here whose bytes are not stored (fetched on first download, not yet): not in the bundle. */
   missingArchives: number
 }
 
@@ -83,7 +92,7 @@ export async function exportBundle(deps: Deps, since: number, sink: NodeJS.Writa
           await addEntry(pack, rowsName(chunk), bytes)
           for (const c of page.changes) {
             if (c.archive) wanted.set(c.archive.sha256, c.archive.size)
-            else if (c.kind === 'version' && (c.entity as { downloadUrl?: string } | undefined)?.downloadUrl) missing++
+            else if (c.kind === 'version' && wouldBeFetched(c.entity)) missing++
           }
           cursor = page.next
         }
