@@ -5,16 +5,8 @@
  * Deleting is decided and done under the sweep lock, a small batch at a time (store/blob-intents.ts says why).
  */
 import type { BlobInfo, BlobStore } from '../blobs/blob-store'
-import {
-  countNeeding,
-  deleteIntentsBefore,
-  holdSweepLock,
-  INTENT_TTL_MS,
-  intentSummary,
-  neededHashes,
-  referencedAmong,
-  versionsNaming,
-} from '../store/blob-intents'
+import { deleteIntentsBefore, holdSweepLock, INTENT_TTL_MS, intentSummary } from '../store/blob-intents'
+import { countNeeding, neededHashes, referencedAmong, versionsNaming } from '../store/blob-references'
 import { dialectOf, type Store } from '../store/db'
 import { inWriteTurn } from './write-turn'
 
