@@ -15,7 +15,10 @@ import type { DB } from './schema'
 /** A writer that has held an intent this long is taken for dead (a process killed mid-upload); its intent goes. */
 export const INTENT_TTL_MS = 24 * 3600_000
 
-/** PostgreSQL advisory lock key of the sweep lock ("blobswep" in ASCII). */
+/**
+ * PostgreSQL advisory lock key of the sweep lock: an arbitrary number (the migration lock takes the two-key form, apart
+ * from this one), never to be changed: instances of two versions side by side must take the same lock.
+ */
 const SWEEP_LOCK_KEY = '7092415491773214064'
 
 const CHUNK = 500
