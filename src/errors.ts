@@ -103,6 +103,8 @@ export const unsupportedMediaType = (message: string) => new AppError(415, 'unsu
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
 export const badGateway = (message: string, details: readonly string[] = []) => new AppError(502, 'upstream_failed', message, {}, details)
+export const storageUnavailable = () =>
+  new AppError(503, 'storage_unavailable', 'the archive storage is unavailable; try again shortly', { 'Retry-After': '5' })
 export const notConfigured = (message: string) => new AppError(503, 'not_configured', message)
 export const gatewayTimeout = (message: string) => new AppError(504, 'upstream_timeout', message)
 

@@ -6,7 +6,7 @@
  */
 import { S3Client } from 'bun'
 import { open } from 'node:fs/promises'
-import { AppError } from '../errors'
+import { AppError, storageUnavailable } from '../errors'
 import { isSha256, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store'
 import type { BlobCache } from './disk-cache'
 
@@ -30,9 +30,6 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } | un
   const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
   return { bucket: m[1]!, prefix: prefix ? `${prefix}/` : '' }
 }
-
-export const storageUnavailable = () =>
-  new AppError(503, 'storage_unavailable', 'the archive storage is unavailable; try again shortly', { 'Retry-After': '5' })
 
 const codeOf = (err: unknown) => (err as { code?: string })?.code
 

@@ -3,8 +3,8 @@
  * transaction that writes its row: an intent that `blobs sweep` respects (store/blob-intents.ts says how).
  */
 import type { Kysely } from 'kysely'
-import { storageUnavailable } from '../blobs/s3'
 import { newId } from '../domain/ids'
+import { storageUnavailable } from '../errors'
 import { deleteIntents, deleteIntentsBefore, INTENT_TTL_MS, insertIntents } from '../store/blob-intents'
 import type { Store } from '../store/db'
 import type { DB } from '../store/schema'

@@ -5,16 +5,8 @@
  * Deleting is decided and done under the sweep lock, a small batch at a time (store/blob-intents.ts says why).
  */
 import type { BlobInfo, BlobStore } from '../blobs/blob-store'
-import {
-  countNeeding,
-  deleteIntentsBefore,
-  holdSweepLock,
-  INTENT_TTL_MS,
-  intentSummary,
-  neededHashes,
-  referencedAmong,
-  versionsNaming,
-} from '../store/blob-intents'
+import { deleteIntentsBefore, holdSweepLock, INTENT_TTL_MS, intentSummary } from '../store/blob-intents'
+import { countNeeding, neededHashes, referencedAmong, versionsNaming } from '../store/blob-references'
 import { dialectOf, type Store } from '../store/db'
 import { inWriteTurn } from './write-turn'
 
@@ -100,7 +92,9 @@ async function scan(deps: SweepDeps, before: string, s: Scan): Promise<void> {
   let missing: string[] = []
   const miss = async (sha: string) => {
     missing.push(sha)
-    if (missing.length >= LOOKUP_BATCH) [await s.onMissing?.(missing), (missing = [])]
+    if (missing.length < LOOKUP_BATCH) return
+    await s.onMissing?.(missing)
+    missing = []
   }
   for await (const blob of inOrder(deps.blobs)) {
     s.stored.count++
@@ -114,7 +108,10 @@ async function scan(deps: SweepDeps, before: string, s: Scan): Promise<void> {
       continue
     }
     candidates.push(blob)
-    if (candidates.length >= LOOKUP_BATCH) [await s.onCandidates(candidates), (candidates = [])]
+    if (candidates.length >= LOOKUP_BATCH) {
+      await s.onCandidates(candidates)
+      candidates = []
+    }
   }
   while (need !== undefined) {
     await miss(need)
@@ -161,7 +158,10 @@ export async function checkBlobs(deps: SweepDeps, opts: { now: Date; listed: num
       )
       for (const blob of batch) {
         if (referenced.has(blob.sha256)) {
-          if (!byRows.has(blob.sha256)) [report.held.count++, (report.held.bytes += blob.size)]
+          if (!byRows.has(blob.sha256)) {
+            report.held.count++
+            report.held.bytes += blob.size
+          }
           continue
         }
         report.unreferenced.count++

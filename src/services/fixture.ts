@@ -6,7 +6,7 @@
 import type { Fixture } from '../domain/fixture'
 import { normalizeSemver } from '../domain/semver'
 import { archivesOfVersions, nodesByNormalizedIds, versionsOfNodes } from '../store/batch'
-import { intendBlobs } from './blob-intent'
+import { intendBlobs, type BlobIntent } from './blob-intent'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { applyFixture, type FixtureCounts } from './fixture-apply'
@@ -69,11 +69,12 @@ export async function loadFixture(deps: Deps, text: string, source = 'fixture'):
   const fixture = parsed.fixture
   const stored = await storedArchives(deps, fixture)
   const archives = await prepareArchives(deps, fixture, (node, version) => stored.get(`${node}/${version}`))
-  // Held from before the commit of the bytes to the rows: a sweep could otherwise delete identical bytes found stored.
-  const intent = await intendBlobs(deps, archives.hashes)
+  let intent: BlobIntent | undefined
   try {
+    // Held from before the commit of the bytes to the rows: a sweep could otherwise delete identical bytes found stored.
+    intent = await intendBlobs(deps, archives.hashes)
     const counts = await commitWrite(deps, async (w) => {
-      await intent.settle(w.db)
+      await intent!.settle(w.db)
       const problems = [...archives.problems]
       const counts = await applyFixture(w, fixture, archives, problems)
       if (problems.length) throw new FixtureRejected(problems)
@@ -86,7 +87,7 @@ export async function loadFixture(deps: Deps, text: string, source = 'fixture'):
     })
     return { ok: true, summary: totals(fixture, counts) }
   } catch (err) {
-    await intent.release()
+    await intent?.release()
     await archives.discard()
     if (err instanceof FixtureRejected) return { ok: false, problems: err.problems.map(formatProblem) }
     throw err

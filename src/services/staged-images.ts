@@ -17,7 +17,7 @@ import {
   markStagedImageReady,
   releaseStagedImage,
 } from '../store/video'
-import { intendBlobs } from './blob-intent'
+import { intendBlobs, type BlobIntent } from './blob-intent'
 import { deleteUnreferenced } from './blob-sweep'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -126,16 +126,18 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
       await staged.discard()
       throw unsupportedMediaType(type ? `the bytes are a ${type} image, not ${expected}` : ONLY_IMAGES)
     }
-    // Held from before the commit to the row: a sweep could otherwise delete identical bytes the commit found stored.
-    const intent = await intendBlobs(deps, [staged.sha256])
+    let intent: BlobIntent | undefined
     try {
+      // Held from before the commit to the row: a sweep could otherwise delete identical bytes the commit found stored.
+      intent = await intendBlobs(deps, [staged.sha256])
       await staged.commit()
       await commitWrite(deps, async (w) => {
-        await intent.settle(w.db)
+        await intent!.settle(w.db)
         await markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now)
       })
     } catch (err) {
-      await intent.release()
+      await intent?.release()
+      await staged.discard() // a no-op once committed
       throw err
     }
     deps.log.info('image.staged', { image: row.id, bytes: staged.size, type })

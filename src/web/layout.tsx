@@ -20,6 +20,9 @@ declare module 'hono' {
 
 export const SITE_NAME = 'registry-mirror'
 
+/** What the browser's tab says for a page titled `title` (the live search sets it too, as its results arrive). */
+export const documentTitle = (title: string) => `${title} · ${SITE_NAME}`
+
 /** `mirror` is the registry's own mirror state while `serve --sync-from` runs, read from memory for each page. */
 export function layout(links: Links, mirror: () => MirrorStatus | undefined, now: () => Date) {
   return ({ children, title, section }: PageProps & { children?: Child }) => (
@@ -27,7 +30,7 @@ export function layout(links: Links, mirror: () => MirrorStatus | undefined, now
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · ${SITE_NAME}`}</title>
+        <title>{documentTitle(title)}</title>
         <link rel="icon" href={links.asset(ASSETS.icon.name)} type="image/svg+xml" />
         <link rel="stylesheet" href={links.asset(ASSETS.css.name)} />
         <script src={links.asset(ASSETS.script.name)} defer></script>

@@ -9,7 +9,7 @@ import { isolated, paged, Pager } from './format'
 import { count, plural } from '../domain/plural'
 import { DEFAULT_PAGE_SIZE, type Links, type SearchQuery } from './links'
 import { NodeCard } from './node-card'
-import { SITE_NAME } from './layout'
+import { documentTitle } from './layout'
 import { loadOrigins, type Origins } from './origin'
 
 const MAX_PAGE_SIZE = 100
@@ -95,7 +95,7 @@ export function Results({ found, links, query }: { found: Found; links: Links; q
   return (
     <>
       {/* The title goes with the results the script swaps in, so that the tab and the address agree. */}
-      <div class="results-head" data-title={`${searchTitle(query)} · ${SITE_NAME}`}>
+      <div class="results-head" data-title={documentTitle(searchTitle(query))}>
         <h2 id="results-heading" data-summary>
           {summary}
         </h2>

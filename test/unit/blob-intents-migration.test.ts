@@ -7,7 +7,7 @@ import { MIGRATIONS } from '../../src/store/migrations'
 import { adaptBunSqlite } from '../../src/store/sqlite-adapter'
 import { openStore } from '../../src/store/db'
 import { intendBlobs } from '../../src/services/blob-intent'
-import { referencedAmong } from '../../src/store/blob-intents'
+import { referencedAmong } from '../../src/store/blob-references'
 import { tempDirs } from '../support/tmp'
 
 const dirs = tempDirs('blob-intents-migration')

@@ -302,13 +302,20 @@ export async function importBundle(
   const { manifest, formats, refused } = verified
   // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
-  // Held from before the commits to the last batch of rows (renewed by each): a sweep leaves these bytes alone.
-  const localIntent = await intendBlobs(deps, [...staged.keys()])
+  let localIntent: BlobIntent | undefined
   try {
+    // Held from before the commits to the last batch of rows (renewed by each): a sweep leaves these bytes alone.
+    localIntent = await intendBlobs(deps, [...staged.keys()])
     for (const [sha, blob] of staged) {
       await blob.commit()
       localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
     }
+  } catch (err) {
+    await localIntent?.release()
+    for (const blob of staged.values()) await blob.discard() // a no-op for those committed
+    throw err
+  }
+  try {
     return await applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
   } finally {
     await localIntent.release()
