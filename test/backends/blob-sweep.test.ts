@@ -24,6 +24,7 @@ import { PG_VERSION_TABLE } from '../../src/store/migrate'
 import { MIGRATIONS } from '../../src/store/migrations'
 import { openPostgres } from '../../src/store/postgres'
 import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
+import { capturedIo } from '../support/cli'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -178,14 +179,11 @@ describeOnBackends('blobs sweep on PostgreSQL and a shared bucket', () => {
     )
     await a.blobs.delete(lost.sha256)
     const stray = await orphan(a.blobs, 'stray bytes')
-    const out: string[] = []
-    const err: string[] = []
-    const env = {
+    const { out, err, io } = capturedIo({
       AWS_ACCESS_KEY_ID: settings.accessKeyId!,
       AWS_SECRET_ACCESS_KEY: settings.secretAccessKey!,
       AWS_REGION: settings.region!,
-    }
-    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) }
+    })
     const store = ['--database', url, '--storage', settings.url, '--s3-endpoint', settings.endpoint!]
     expect(await runCli(['blobs', 'check', ...store], io)).toBe(3)
     expect(err).toEqual([])

@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/db'
 import { BIN, ensureBinary } from '../support/binary'
 import { describeOnBackends, testSchema, unanalyzedTables } from '../support/backends'
 import { tempDirs } from '../support/tmp'
+import { capturedIo } from '../support/cli'
 
 const dirs = tempDirs('copy-store-killed')
 const closers: (() => Promise<void>)[] = []
@@ -19,7 +20,7 @@ afterEach(async () => {
   dirs.cleanup()
 })
 
-const quietIo = { out: () => {}, err: () => {}, env: {}, stopSignal: new Promise<string>(() => {}) }
+const quietIo = capturedIo().io
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describeOnBackends('copy-store killed after its commit', () => {

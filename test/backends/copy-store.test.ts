@@ -12,6 +12,7 @@ import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, type TestApp } from '../support/app'
 import { describeOnBackends, testS3Settings, testSchema, unanalyzedTables } from '../support/backends'
 import { tempDirs } from '../support/tmp'
+import { capturedIo } from '../support/cli'
 
 const dirs = tempDirs('copy-store')
 const closers: (() => Promise<void>)[] = []
@@ -20,15 +21,7 @@ afterEach(async () => {
   dirs.cleanup()
 })
 
-function io() {
-  const out: string[] = []
-  const err: string[] = []
-  return {
-    out,
-    err,
-    io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) },
-  }
-}
+const io = () => capturedIo()
 
 describeOnBackends('copy-store', () => {
   test('moves every row, archive and the signing key; the copy serves the same registry and goes on', async () => {

@@ -13,6 +13,7 @@ import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
 import { startTcpProxy } from '../support/tcp-proxy'
+import { capturedIo } from '../support/cli'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -42,9 +43,7 @@ describeOnBackends('an export whose database goes away', () => {
     closers.push(proxy.stop)
     real.port = String(proxy.port)
 
-    const out: string[] = []
-    const err: string[] = []
-    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) }
+    const { err, io } = capturedIo()
     const file = join(dir, 'out.tar')
     const code = await runCli(['export', '--database', real.toString(), '--data', join(dir, 'data'), file], io)
     expect({ code, err }).toEqual({ code: 1, err: [expect.stringMatching(/^the database went away during the export/)] })

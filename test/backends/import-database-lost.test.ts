@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
 import { startTcpProxy } from '../support/tcp-proxy'
+import { capturedIo } from '../support/cli'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -19,12 +20,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close()
 })
 
-function capture() {
-  const out: string[] = []
-  const err: string[] = []
-  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) }
-  return { out, err, io }
-}
+const capture = () => capturedIo()
 
 describeOnBackends('an import whose database goes away', () => {
   test('says so in one line, and a second run completes', async () => {

@@ -5,20 +5,15 @@
 import { afterEach, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../../src/blobs/disk'
-import { runCli } from '../../src/cli'
 import { intendBlobs } from '../../src/services/blob-intent'
 import { openStore } from '../../src/store/db'
 import { tempDirs } from '../support/tmp'
+import { runCommand } from '../support/cli'
 
 const dirs = tempDirs('blob-check-intents')
 afterEach(dirs.cleanup)
 
-async function run(...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) }
-  return { code: await runCli(argv, io), out, err }
-}
+const run = (...argv: string[]) => runCommand(argv)
 
 test('check says which bytes only intents hold, how many intents there are and how many expired', async () => {
   const data = dirs.make()

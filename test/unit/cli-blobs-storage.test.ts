@@ -1,18 +1,12 @@
 /** `blobs check|sweep` when the bucket fails: one line that says the bucket's own words, exit 1. */
 import { afterEach, expect, test } from 'bun:test'
-import { runCli } from '../../src/cli'
 import { tempDirs } from '../support/tmp'
+import { runCommand } from '../support/cli'
 
 const dirs = tempDirs('cli-blobs-storage')
 afterEach(dirs.cleanup)
 
-async function run(env: Record<string, string>, ...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) }
-  const code = await runCli(argv, io)
-  return { code, out, err }
-}
+const run = (env: Record<string, string>, ...argv: string[]) => runCommand(argv, env)
 
 test('a bucket away: the sweep and the check say why in one line (not "try again shortly"), exit 1', async () => {
   const data = dirs.make()

@@ -3,20 +3,14 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { runCli } from '../../src/cli'
 import { forTerminal } from '../../src/io'
 import { tempDirs } from '../support/tmp'
+import { runCommand } from '../support/cli'
 
 const dirs = tempDirs('cli-credentials')
 afterEach(dirs.cleanup)
 
-async function run(...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: {}, stopSignal: new Promise<string>(() => {}) }
-  const code = await runCli(argv, io)
-  return { code, out, err }
-}
+const run = (...argv: string[]) => runCommand(argv)
 
 describe('credential commands', () => {
   test('users list: a table, or JSON, with the count of working tokens', async () => {

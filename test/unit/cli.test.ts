@@ -5,6 +5,7 @@ import { runCli } from '../../src/cli'
 import { joinNegativeValues } from '../../src/cli-args'
 import { fixtureJsonSchema } from '../../src/domain/fixture'
 import { tempDirs } from '../support/tmp'
+import { capturedIo } from '../support/cli'
 
 const EXAMPLE = new URL('../fixtures/example-fixture.json', import.meta.url).pathname
 
@@ -23,15 +24,7 @@ function stopWhenListening(env: Record<string, string> = {}) {
   return { out, err, io: cli }
 }
 
-function io(env: Record<string, string> = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  return {
-    out,
-    err,
-    io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) },
-  }
-}
+const io = capturedIo
 
 const dirs = tempDirs('cli')
 const tmp = dirs.make

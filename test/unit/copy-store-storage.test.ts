@@ -3,19 +3,13 @@ import { afterEach, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { runCli } from '../../src/cli'
 import { tempDirs } from '../support/tmp'
+import { runCommand } from '../support/cli'
 
 const dirs = tempDirs('copy-store-storage')
 afterEach(dirs.cleanup)
 
-async function run(env: Record<string, string>, ...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, stopSignal: new Promise<string>(() => {}) }
-  const code = await runCli(argv, io)
-  return { code, out, err }
-}
+const run = (env: Record<string, string>, ...argv: string[]) => runCommand(argv, env)
 
 test('a bucket away: copy-store says why (a refused connection), exit 1, before the database is touched', async () => {
   const data = dirs.make()
