@@ -13,6 +13,7 @@ import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
+import { eventually } from '../support/eventually'
 
 let t: TestApp | undefined
 let proxy: TcpProxy | undefined
@@ -23,14 +24,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close()
 })
 
-/** Polls until `check` passes, at most 10 s. */
-async function eventually(check: () => Promise<boolean>) {
-  const until = Date.now() + 10_000
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('did not recover within 10 s')
-    await Bun.sleep(50)
-  }
-}
+const recovered = (check: () => Promise<boolean>) => eventually(check, { what: 'the recovery' })
 
 describeOnBackends('the database goes away and comes back', () => {
   test('503 database_unavailable on what needs it, /health answers, /ready says so; it recovers by itself', async () => {
@@ -59,7 +53,7 @@ describeOnBackends('the database goes away and comes back', () => {
     expect(t.logs.some((l) => l.includes('"event":"database.unavailable"'))).toBe(true)
 
     proxy.restore()
-    await eventually(async () => (await t!.call('GET', '/nodes/pack/install')).status === 200)
+    await recovered(async () => (await t!.call('GET', '/nodes/pack/install')).status === 200)
     expect((await publish(t, { pat, node: 'other', version: '1.0.0' })).status).toBe(201)
     expect((await t.call('GET', '/ready')).body).toMatchObject({ status: 'ready', database: 'ok' })
   })
@@ -89,7 +83,7 @@ describeOnBackends('the object store goes away and comes back', () => {
     expect((await t.call('GET', '/nodes/pack')).status).toBe(200) // reads of the store go on
 
     proxy.restore()
-    await eventually(async () => (await t!.call('GET', '/archives/acme/pack/1.0.0/node.zip')).status === 200)
+    await recovered(async () => (await t!.call('GET', '/archives/acme/pack/1.0.0/node.zip')).status === 200)
     // The failed upload freed its URL: the retry stores the archive.
     expect((await upload(t, second.body.signedUrl, zip)).status).toBe(200)
     const again = await t.app.request('/archives/acme/pack/1.1.0/node.zip')

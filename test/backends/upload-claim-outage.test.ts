@@ -11,6 +11,7 @@ import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, upload, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
+import { eventually } from '../support/eventually'
 
 let t: TestApp | undefined
 let proxy: TcpProxy | undefined
@@ -20,14 +21,6 @@ afterEach(async () => {
   await t?.cleanup()
   for (const close of closers.splice(0)) await close()
 })
-
-async function eventually(check: () => Promise<boolean>, ms = 10_000) {
-  const until = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`not within ${ms} ms`)
-    await Bun.sleep(50)
-  }
-}
 
 describeOnBackends('an upload cut off by a database outage', () => {
   test('its URL is taken again within seconds of the database coming back', async () => {

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
 import { backendEnv, TEST_DATABASE } from '../support/backends'
 import { cli, ensureBinary, startServerOn, type Server } from '../support/binary'
+import { eventually } from '../support/eventually'
 
 const shared = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-two-'))
 // On PostgreSQL each instance has a data directory of its own (upload staging); on SQLite they share one.
@@ -41,14 +42,7 @@ const post = (url: string, body: unknown, token?: string) =>
   })
 
 /** Polls until `check` passes (at most 10 s: far past the second instances are held to); returns the milliseconds it took. */
-async function eventually(check: () => Promise<boolean>): Promise<number> {
-  const started = performance.now()
-  while (!(await check())) {
-    if (performance.now() - started > 10_000) throw new Error('the other instance did not catch up within 10 s')
-    await Bun.sleep(20)
-  }
-  return performance.now() - started
-}
+const caughtUp = (check: () => Promise<boolean>) => eventually(check, { everyMs: 20, what: 'the other instance catching up' })
 
 /**
  * Whether the upload of a node's version is claimed in the registry's store, read there directly: a PUT asking
@@ -97,8 +91,8 @@ describe('two instances, one registry', () => {
     const put = await fetch(signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip' }, body: zip })
     expect(put.status).toBe(200)
 
-    await eventually(async () => (await read(await fetch(`${b.url}/nodes/blur-pack`))).latest_version?.version === '1.0.0')
-    await eventually(async () => (await read(await fetch(`${b.url}/nodes/search?search=blur`))).nodes?.[0]?.id === 'blur-pack')
+    await caughtUp(async () => (await read(await fetch(`${b.url}/nodes/blur-pack`))).latest_version?.version === '1.0.0')
+    await caughtUp(async () => (await read(await fetch(`${b.url}/nodes/search?search=blur`))).nodes?.[0]?.id === 'blur-pack')
     expect((await read(await fetch(`${b.url}/nodes?limit=10`))).nodes.map((n: { id: string }) => n.id)).toEqual(['blur-pack'])
     const install = await read(await fetch(`${b.url}/nodes/blur-pack/install`))
     expect(install.downloadUrl.startsWith(b.url)).toBe(true)
@@ -118,12 +112,12 @@ describe('two instances, one registry', () => {
     expect((await fetch(`${a.url}/nodes/blur-pack/install`)).status).toBe(200)
     const ban = await post(`${b.url}/publishers/acme/nodes/blur-pack/ban`, { reason: 'malware' }, adminToken)
     expect(ban.status).toBe(204)
-    await eventually(async () => (await fetch(`${a.url}/nodes/blur-pack`)).status === 403)
+    await caughtUp(async () => (await fetch(`${a.url}/nodes/blur-pack`)).status === 403)
     // A node read asks the store; A's remembered install answer goes when A's follower applies the ban (<= 1 s).
-    await eventually(async () => (await fetch(`${a.url}/nodes/blur-pack/install`)).status === 403)
-    await eventually(async () => (await read(await fetch(`${a.url}/nodes/search?search=blur`))).nodes.length === 0)
+    await caughtUp(async () => (await fetch(`${a.url}/nodes/blur-pack/install`)).status === 403)
+    await caughtUp(async () => (await read(await fetch(`${a.url}/nodes/search?search=blur`))).nodes.length === 0)
     expect((await post(`${b.url}/publishers/acme/nodes/blur-pack/unban`, {}, adminToken)).status).toBe(204)
-    await eventually(async () => (await fetch(`${a.url}/nodes/blur-pack`)).status === 200)
+    await caughtUp(async () => (await fetch(`${a.url}/nodes/blur-pack`)).status === 200)
   }, 30_000)
 
   test('A killed mid-upload leaves nothing half visible on B', async () => {
@@ -141,7 +135,7 @@ describe('two instances, one registry', () => {
     )
     socket.write(zip.slice(0, zip.byteLength / 2))
     // A is mid-upload once it holds the URL's claim (in the database): a second PUT, on either instance, is refused.
-    await eventually(() => uploadClaimed('blur-pack', '1.1.0'))
+    await caughtUp(() => uploadClaimed('blur-pack', '1.1.0'))
     const second = await fetch(`${b.url}${url.pathname}${url.search}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/zip' },
