@@ -39,6 +39,14 @@ const pageHeaders: MiddlewareHandler = secureHeaders({
   referrerPolicy: 'same-origin',
 })
 
+/** The query string without its parameters that hold nothing but spaces, or undefined when it has none. */
+function withoutBlankParams(url: string): string | undefined {
+  const params = new URL(url).searchParams
+  const kept = [...params].filter(([, value]) => value.trim())
+  if (kept.length === params.size) return undefined
+  return kept.length ? `?${new URLSearchParams(kept)}` : ''
+}
+
 /** Which page of a publisher's nodes, or of a node's versions. */
 const PageQuery = v.object({ page: q.int(1, 1) })
 
@@ -57,6 +65,10 @@ export function webRoutes(deps: Deps) {
   app.onError((err, c) => renderError(c, describeError(deps.log, err, c)))
 
   app.get('/', async (c) => {
+    // Without the script the form sends its empty fields too (`?search=&supported_os=&…`): answered with the address
+    // of the same search without them, so what is bookmarked or shared says only what was asked.
+    const unblanked = withoutBlankParams(c.req.url)
+    if (unblanked !== undefined) return c.redirect(links.home() + unblanked, 303)
     const query = readSearch(c)
     const found = await runSearch(deps, query)
     return c.render(<SearchPage found={found} links={links} query={query} />, {

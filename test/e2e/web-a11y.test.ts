@@ -202,6 +202,9 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     await page.getByLabel('Accelerator').fill('GPU')
     await page.keyboard.press('Tab')
     expect(await focused(page)).toBe('a: This search in the JSON API')
+    // While they are on their way the old results keep their full contrast (dimmed, they fell below 4.5:1).
+    const results = page.locator('#results[aria-busy=true]')
+    expect(await results.evaluate((el) => (globalThis as any).getComputedStyle(el).opacity)).toBe('1')
     release()
     await resultsFor(page, '?supported_accelerator=GPU')
     expect(await focused(page)).toBe('a: This search in the JSON API')
@@ -299,7 +302,8 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
     expect((await status.boundingBox())!.width).toBeGreaterThan(100)
     await page.getByLabel('Keyword').press('Enter')
     await page.getByRole('heading', { level: 2, name: '1 node found' }).waitFor()
-    expect(new URL(page.url()).searchParams.get('search')).toBe('blur')
+    // The form sent every field, the empty ones too; the address shown is the search's own, without them.
+    expect(page.url()).toBe(`${server.url}/?search=blur`)
     expect(await page.evaluate('window.sameDocument')).toBeUndefined()
     await context.close()
   })
@@ -345,6 +349,16 @@ describe.skipIf(!runBrowserTests)('the web pages for keyboard, screen-reader and
       await page.keyboard.press('Enter')
       await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor()
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe('ENVIRONMENT=dev comfy node registry-install blur-pack')
+      // A second press is announced again: the live region changes (emptied, then the same words), not stays put.
+      await page.evaluate(() => {
+        const { document, MutationObserver } = globalThis as any
+        const note = document.getElementById(`${document.activeElement.dataset.copy}-status`)
+        ;(globalThis as any).heard = []
+        new MutationObserver(() => (globalThis as any).heard.push(note.textContent)).observe(note, { childList: true })
+      })
+      await page.keyboard.press('Enter')
+      await page.waitForFunction(() => (globalThis as any).heard.at(-1) === 'Copied.')
+      expect(await page.evaluate(() => (globalThis as any).heard)).toEqual(['', 'Copied.'])
       await context.close()
     }
   })

@@ -44,6 +44,20 @@ describe('the search page', () => {
   })
 })
 
+describe('the search form sent without the script', () => {
+  test("its empty fields are dropped by a redirect to the same search, under the public URL's path too", async () => {
+    t = await makeTestApp({ settings: { publicUrl: 'https://example.org/tools/registry' } })
+    const form = '/?search=&repository_url_search=github.com%2Facme&host_node_search=+&supported_os=&supported_accelerator='
+    const sent = await page(form)
+    expect(sent.status).toBe(303)
+    expect(sent.headers.get('location')).toBe('/tools/registry/?repository_url_search=github.com%2Facme')
+    expect((await page('/?search=&supported_os=')).headers.get('location')).toBe('/tools/registry/')
+    // Nothing blank, nothing to drop: the page itself.
+    expect((await page('/?search=blur&page=2')).status).toBe(200)
+    expect((await page('/')).status).toBe(200)
+  })
+})
+
 describe('every page', () => {
   test('ids are unique, every aria-labelledby and label names one, every field is labelled, the skip link leads to main', async () => {
     t = await makeTestApp()

@@ -73,7 +73,10 @@
         copied = document.execCommand('copy')
       }
       const note = document.getElementById(`${button.dataset.copy}-status`)
-      if (note) note.textContent = copied ? 'Copied.' : 'Selected: press Ctrl+C to copy.'
+      if (!note) return
+      // A live region announces a change only: emptied first, a second press is announced again.
+      note.textContent = ''
+      setTimeout(() => (note.textContent = copied ? 'Copied.' : 'Selected: press Ctrl+C to copy.'), 100)
     })
   }
 })()
