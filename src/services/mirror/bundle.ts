@@ -25,7 +25,7 @@ import { feedPosition } from '../../store/changes'
 import { ensureSource, findSource, updateSource } from '../../store/mirror-sources'
 import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
 import { readAhead } from '../../upstream/feed-reader'
-import { intendBlobs, type BlobIntent } from '../blob-intent'
+import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
 import { asBundleError, BundleError, ImportStopped, members, type Member } from './bundle-reader'
@@ -302,23 +302,18 @@ export async function importBundle(
   const { manifest, formats, refused } = verified
   // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
-  let localIntent: BlobIntent | undefined
   try {
     // Held from before the commits to the last batch of rows (renewed by each): a sweep leaves these bytes alone.
-    localIntent = await intendBlobs(deps, [...staged.keys()])
-    for (const [sha, blob] of staged) {
-      await blob.commit()
-      localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
-    }
+    return await underBlobIntent(deps, [...staged.keys()], async (localIntent) => {
+      for (const [sha, blob] of staged) {
+        await blob.commit()
+        localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
+      }
+      return applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
+    })
   } catch (err) {
-    await localIntent?.release()
     for (const blob of staged.values()) await blob.discard() // a no-op for those committed
     throw err
-  }
-  try {
-    return await applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
-  } finally {
-    await localIntent.release()
   }
 }
 
@@ -329,7 +324,7 @@ async function applyBundle(
     manifest: BundleManifest
     refused: Map<string, string>
     localArchives: Map<string, { size: number; format: 'zip' | 'tar.gz' }>
-    localIntent: BlobIntent
+    localIntent: HeldIntent
     started: number
     open: () => NodeJS.ReadableStream
   },
