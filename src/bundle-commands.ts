@@ -8,7 +8,7 @@ import { existingStoreFile } from './data-dir'
 import type { Io } from './io'
 import { plural } from './domain/plural'
 import { createProgressBar, formatBytes } from './progress'
-import { BundleError, exportBundle, importBundle } from './services/mirror/bundle'
+import { BundleError, exportBundle, importBundle, type ImportSummary } from './services/mirror/bundle'
 import { isDatabaseUnavailable } from './store/db'
 import { AppError } from './errors'
 
@@ -99,6 +99,25 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * The line an import ends with. Its archives are told apart: stored (bytes new here), already here (bytes some version
+ * here has as its archive: a second import of the same bundle stores none) and refused by the archive check.
+ */
+export function importLine(summary: ImportSummary): string {
+  const m = summary.manifest
+  const c = summary.changed
+  const { refused } = summary.archives
+  const here = summary.archivesAlreadyHere
+  const parts = [`${m.archives.length - refused - here} stored`, ...(here ? [`${here} already here`] : [])]
+  if (refused) parts.push(`${refused} refused by the archive check`)
+  const archives = `${plural(m.archives.length, 'archive')}${m.archives.length ? ` (${parts.join(', ')})` : ''}`
+  return (
+    `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${plural(c.publishers, 'publisher')}, ${plural(c.nodes, 'node')}, ` +
+    `${plural(c.versions, 'version')} changed, ${c.removed} removed; ${archives}; ` +
+    `${plural(summary.problems.length, 'problem')}; next bundle: export --since ${m.until}`
+  )
+}
+
 export async function importCommand(argv: string[], io: Io): Promise<number> {
   const { flags, files } = parse(argv, Object.keys(BACKEND_SETTINGS))
   if (flags.help) return (io.out(IMPORT_HELP), 0)
@@ -118,14 +137,7 @@ export async function importCommand(argv: string[], io: Io): Promise<number> {
     })
     bar?.stop()
     for (const p of summary.problems.slice(0, 20)) io.err(`skipped ${p.kind} ${p.id}: ${p.reason}`)
-    const m = summary.manifest
-    const c = summary.changed
-    io.out(
-      `imported serials ${m.since}..${m.until} of registry ${m.instance}: ${plural(c.publishers, 'publisher')}, ${plural(c.nodes, 'node')}, ` +
-        `${plural(c.versions, 'version')} changed, ${c.removed} removed; ${plural(m.archives.length, 'archive')}` +
-        `${summary.archives.refused ? ` (${summary.archives.refused} refused by the archive check)` : ''}; ` +
-        `${plural(summary.problems.length, 'problem')}; next bundle: export --since ${m.until}`,
-    )
+    io.out(importLine(summary))
     return summary.problems.length ? 3 : 0
   } catch (err) {
     bar?.stop()

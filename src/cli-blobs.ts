@@ -13,6 +13,7 @@ import { createS3BlobStore } from './blobs/s3'
 import { withStorageWords } from './blobs/storage-failure'
 import { parseCommandArgs, wholeNumber } from './cli-args'
 import { UsageError } from './cli-credentials'
+import { printUsage } from './cli-usage'
 import { BACKEND_SETTINGS, loadConfig } from './config'
 import { DataDirError, existingStoreFile } from './data-dir'
 import { count, plural } from './domain/plural'
@@ -43,7 +44,7 @@ const LISTED_DEFAULT = 20
 const MAX_HOURS = 24 * 365 * 100
 
 export async function blobsCommand(sub: string | undefined, argv: string[], io: Io): Promise<number> {
-  if (sub === undefined || sub === '--help' || sub === '-h') return (io.out(BLOBS_HELP), sub ? 0 : 2)
+  if (sub === undefined || sub === '--help' || sub === '-h') return printUsage(io, BLOBS_HELP, sub !== undefined)
   if (sub !== 'check' && sub !== 'sweep') throw new UsageError(`unknown command "blobs ${sub}"; run "registry-mirror help blobs"`)
   const own = sub === 'check' ? ['limit'] : ['older-than']
   const { values } = parseCommandArgs({

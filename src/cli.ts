@@ -8,6 +8,7 @@ import { AUDIT_HELP, auditCommand } from './cli-audit'
 import { BLOBS_HELP, blobsCommand } from './cli-blobs'
 import { credentialsCommand, TOKENS_HELP, UsageError, USERS_HELP } from './cli-credentials'
 import type { Io } from './io'
+import { printUsage } from './cli-usage'
 import { serve } from './serve'
 import { StoreOpenError } from './serve-backends'
 import { COPY_HELP, copyCommand } from './copy-command'
@@ -97,7 +98,7 @@ function storeOf(flags: Flags, io: Io, opts: { create?: boolean } = {}): string 
 
 function fixtureCommand(argv: string[], io: Io): number {
   const flags = parse(argv, [], ['schema'])
-  if (flags.help || !flags.schema) return (io.out(FIXTURE_HELP), flags.help ? 0 : 2)
+  if (flags.help || !flags.schema) return printUsage(io, FIXTURE_HELP, flags.help === true)
   io.out(JSON.stringify(fixtureJsonSchema(), null, 2))
   return 0
 }
@@ -143,8 +144,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
         io.err(USAGE)
         return 2
       }
-      io.out(topic === undefined ? USAGE : topics[topic]!())
-      return command ? 0 : 2
+      return printUsage(io, topic === undefined ? USAGE : topics[topic]!(), command !== undefined)
     }
     if (command === 'version' || command === '--version' || command === '-v') return (io.out(`registry-mirror ${VERSION}`), 0)
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
@@ -161,8 +161,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (command === 'blobs') return await blobsCommand(sub, rest, io)
     if (command === 'audit') return await auditCommand(args, io, (flags) => storeOf(flags, io))
     if ((command === 'users' || command === 'tokens') && (sub === '--help' || sub === undefined)) {
-      io.out(command === 'users' ? USERS_HELP : TOKENS_HELP)
-      return sub ? 0 : 2
+      return printUsage(io, command === 'users' ? USERS_HELP : TOKENS_HELP, sub !== undefined)
     }
     io.err(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; run "registry-mirror --help"`)
     return 2

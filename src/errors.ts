@@ -105,6 +105,8 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
 export const badGateway = (message: string, details: readonly string[] = []) => new AppError(502, 'upstream_failed', message, {}, details)
 export const storageUnavailable = () =>
   new AppError(503, 'storage_unavailable', 'the archive storage is unavailable; try again shortly', { 'Retry-After': '5' })
+/** A request that came before the server serves: it listens once its store is open, and serves a moment later. */
+export const starting = () => new AppError(503, 'starting', 'the server is starting; try again shortly', { 'Retry-After': '1' })
 export const notConfigured = (message: string) => new AppError(503, 'not_configured', message)
 export const gatewayTimeout = (message: string) => new AppError(504, 'upstream_timeout', message)
 

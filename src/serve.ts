@@ -33,7 +33,7 @@ import { checkpointInBackground } from './store/checkpointer'
 import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
 import { fillDocumentsInBackground } from './services/document-fill'
-import { startingResponse } from './http/starting'
+import { createStartingApp } from './http/starting'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -91,6 +91,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   }
   const { db, blobs } = backends
   let app: App | undefined
+  const startingApp = createStartingApp(log)
   let server: ReturnType<typeof Bun.serve>
   try {
     server = Bun.serve({
@@ -99,7 +100,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
       idleTimeout: 120,
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
       fetch: withAbsoluteUrls(
-        (req, srv) => (app ? app.fetch(req, srv) : startingResponse()),
+        (req, srv) => (app ? app.fetch(req, srv) : startingApp.fetch(req)),
         () => `http://${urlHost(config.host)}:${server.port}`,
       ),
     })

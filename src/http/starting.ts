@@ -1,14 +1,19 @@
 /**
- * The answer to a request that arrives while the server listens but does not serve yet (a fixture loading, the
- * feed follower starting): the registry's error body with Retry-After, as a backend away is answered. It was a
- * bare `starting` text without Retry-After, which an instance restarted under traffic (a crash, a rolling
- * restart behind a load balancer) handed clients that expect `{error, message}`.
+ * The answers to requests that arrive while the server listens but does not serve yet (a fixture loading, the
+ * feed follower starting): 503 `starting` with Retry-After, as a backend away is answered. They go through the
+ * renderer every other error answer takes (http/errors.ts), so that they cannot drift from the registry's error
+ * body: the app that renders errors is not built yet, so a small app of its own does, throwing only that error.
  */
-export const STARTING_RETRY_AFTER_SECONDS = 1
+import { Hono } from 'hono'
+import { starting } from '../errors'
+import type { Log } from '../log'
+import { renderError } from './errors'
 
-export function startingResponse(): Response {
-  return Response.json(
-    { error: 'starting', message: 'the server is starting; try again shortly' },
-    { status: 503, headers: { 'Retry-After': String(STARTING_RETRY_AFTER_SECONDS) } },
-  )
+export function createStartingApp(log: Log): Hono {
+  const app = new Hono()
+  app.onError(renderError(log))
+  app.all('*', () => {
+    throw starting()
+  })
+  return app
 }

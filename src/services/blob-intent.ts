@@ -8,6 +8,7 @@ import { storageUnavailable } from '../errors'
 import { deleteIntents, deleteIntentsBefore, INTENT_TTL_MS, insertIntents } from '../store/blob-intents'
 import type { Store } from '../store/db'
 import type { DB } from '../store/schema'
+import { commitWrite, type Write, type WriteDeps } from './changes'
 import { inWriteTurn } from './write-turn'
 
 export interface BlobIntent {
@@ -54,6 +55,48 @@ export async function intendBlobs(deps: { db: Store; now(): Date }, sha256s: rea
     async release() {
       await inWriteTurn(deps.db, () => deleteIntents(deps.db, id)).catch(() => {})
     },
+  }
+}
+
+/** The intent `underBlobIntent` holds for its work: what a writer does with it. */
+export interface HeldIntent {
+  /**
+   * The write of the rows that name the bytes: a commitWrite that settles the intent first, in its own transaction
+   * (a 503 when the intent expired meanwhile). Once: the intent is gone when it commits.
+   */
+  write<T>(work: (w: Write) => Promise<T>): Promise<T>
+  /** In each batch's transaction of a long write that ends without `write` (an import): as BlobIntent.renew. */
+  renew: BlobIntent['renew']
+}
+
+/**
+ * Runs `work` under an intent for `sha256s`, recorded first: for a writer that stores bytes (or finds them stored)
+ * and writes the rows that name them. The intent goes in the transaction of `write`; when `work` throws, or ends
+ * without a write that committed (the bytes found swept meanwhile, an import), it is released. Staged bytes stay the
+ * writer's to discard, around this call: recording the intent may fail (the database gone) before `work` runs.
+ */
+export async function underBlobIntent<T>(
+  deps: WriteDeps,
+  sha256s: readonly string[],
+  work: (intent: HeldIntent) => Promise<T>,
+): Promise<T> {
+  const intent = await intendBlobs(deps, sha256s)
+  let settled = false
+  const held: HeldIntent = {
+    async write(rows) {
+      const value = await commitWrite(deps, async (w) => {
+        await intent.settle(w.db)
+        return rows(w)
+      })
+      settled = true // committed, and the intent with it: releasing would cost a write turn for nothing
+      return value
+    },
+    renew: (trx, now) => intent.renew(trx, now),
+  }
+  try {
+    return await work(held)
+  } finally {
+    if (!settled) await intent.release()
   }
 }
 

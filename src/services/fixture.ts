@@ -6,8 +6,7 @@
 import type { Fixture } from '../domain/fixture'
 import { normalizeSemver } from '../domain/semver'
 import { archivesOfVersions, nodesByNormalizedIds, versionsOfNodes } from '../store/batch'
-import { intendBlobs, type BlobIntent } from './blob-intent'
-import { commitWrite } from './changes'
+import { underBlobIntent } from './blob-intent'
 import type { Deps } from './deps'
 import { applyFixture, type FixtureCounts } from './fixture-apply'
 import { prepareArchives } from './fixture-archives'
@@ -69,25 +68,23 @@ export async function loadFixture(deps: Deps, text: string, source = 'fixture'):
   const fixture = parsed.fixture
   const stored = await storedArchives(deps, fixture)
   const archives = await prepareArchives(deps, fixture, (node, version) => stored.get(`${node}/${version}`))
-  let intent: BlobIntent | undefined
   try {
     // Held from before the commit of the bytes to the rows: a sweep could otherwise delete identical bytes found stored.
-    intent = await intendBlobs(deps, archives.hashes)
-    const counts = await commitWrite(deps, async (w) => {
-      await intent!.settle(w.db)
-      const problems = [...archives.problems]
-      const counts = await applyFixture(w, fixture, archives, problems)
-      if (problems.length) throw new FixtureRejected(problems)
-      // The bytes are durable and visible before the rows that point at them commit.
-      await archives.commit()
-      if (counts.created || counts.updated) {
-        w.audit({ address: 'fixture' }, { action: 'fixture.load', targetKind: 'fixture', targetId: source, after: counts })
-      }
-      return counts
-    })
+    const counts = await underBlobIntent(deps, archives.hashes, (intent) =>
+      intent.write(async (w) => {
+        const problems = [...archives.problems]
+        const counts = await applyFixture(w, fixture, archives, problems)
+        if (problems.length) throw new FixtureRejected(problems)
+        // The bytes are durable and visible before the rows that point at them commit.
+        await archives.commit()
+        if (counts.created || counts.updated) {
+          w.audit({ address: 'fixture' }, { action: 'fixture.load', targetKind: 'fixture', targetId: source, after: counts })
+        }
+        return counts
+      }),
+    )
     return { ok: true, summary: totals(fixture, counts) }
   } catch (err) {
-    await intent?.release()
     await archives.discard()
     if (err instanceof FixtureRejected) return { ok: false, problems: err.problems.map(formatProblem) }
     throw err

@@ -17,7 +17,7 @@ import {
   markStagedImageReady,
   releaseStagedImage,
 } from '../store/video'
-import { intendBlobs, type BlobIntent } from './blob-intent'
+import { underBlobIntent } from './blob-intent'
 import { deleteUnreferenced } from './blob-sweep'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -126,17 +126,13 @@ export async function receiveImage(deps: Deps, req: ImageUpload): Promise<void> 
       await staged.discard()
       throw unsupportedMediaType(type ? `the bytes are a ${type} image, not ${expected}` : ONLY_IMAGES)
     }
-    let intent: BlobIntent | undefined
     try {
       // Held from before the commit to the row: a sweep could otherwise delete identical bytes the commit found stored.
-      intent = await intendBlobs(deps, [staged.sha256])
-      await staged.commit()
-      await commitWrite(deps, async (w) => {
-        await intent!.settle(w.db)
-        await markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now)
+      await underBlobIntent(deps, [staged.sha256], async (intent) => {
+        await staged.commit()
+        await intent.write((w) => markStagedImageReady(w.db, row.id, { sha256: staged.sha256, size: staged.size, mediaType: type }, w.now))
       })
     } catch (err) {
-      await intent?.release()
       await staged.discard() // a no-op once committed
       throw err
     }

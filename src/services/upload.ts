@@ -14,8 +14,7 @@ import { findPublisher } from '../store/publishers'
 import type { NodeRow, VersionRow } from '../store/schema'
 import { claimUpload, renewUpload } from '../store/uploads'
 import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
-import { intendBlobs, type BlobIntent } from './blob-intent'
-import { commitWrite } from './changes'
+import { underBlobIntent, type HeldIntent } from './blob-intent'
 import { releaseClaim } from './claim-release'
 import { timestamp, type Deps } from './deps'
 import { refreshLatest } from './latest'
@@ -149,14 +148,10 @@ export function keepClaim(deps: Deps, versionId: string, everyMs = CLAIM_RENEW_M
 async function storeArchive(deps: Deps, node: NodeRow, version: VersionRow, staged: StagedBlob): Promise<VersionRow> {
   const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
   // Held from before the commit to the row: a sweep could otherwise delete identical bytes the commit found stored.
-  const intent = await intendBlobs(deps, [staged.sha256])
-  try {
+  return underBlobIntent(deps, [staged.sha256], async (intent) => {
     await staged.commit() // durable and visible under its hash before any row points at it
-    return await commitArchive(deps, node, version, staged, inspection, intent)
-  } catch (err) {
-    await intent.release()
-    throw err
-  }
+    return commitArchive(deps, node, version, staged, inspection, intent)
+  })
 }
 
 async function commitArchive(
@@ -165,11 +160,10 @@ async function commitArchive(
   version: VersionRow,
   staged: StagedBlob,
   inspection: Awaited<ReturnType<typeof inspectArchive>>,
-  intent: BlobIntent,
+  intent: HeldIntent,
 ): Promise<VersionRow> {
-  return commitWrite(deps, async (w) => {
+  return intent.write(async (w) => {
     await checkStillOpen(w.db, node, version.id)
-    await intent.settle(w.db)
     const current = (await findVersionById(w.db, version.id))!
     const format = inspection.format ?? 'zip'
     await insertArchive(w.db, { version_id: version.id, sha256: staged.sha256, size_bytes: staged.size, format, created_at: w.now })

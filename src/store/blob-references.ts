@@ -45,6 +45,21 @@ export async function referencedAmong(db: Kysely<DB>, sha256s: readonly string[]
   return out
 }
 
+/** Which of these hashes are some version's archive here (an import says those apart from the bytes it stores). */
+export async function archivedAmong(db: Kysely<DB>, sha256s: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>()
+  for (let i = 0; i < sha256s.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('archives')
+      .select('sha256')
+      .distinct()
+      .where('sha256', 'in', sha256s.slice(i, i + CHUNK))
+      .execute()
+    for (const r of rows) out.add(r.sha256)
+  }
+  return out
+}
+
 /** One table's hashes written before `before`, ascending and distinct, a page at a time through its sha256 index. */
 async function* hashesOf(db: Kysely<DB>, table: 'archives' | 'staged_images', before: string, pageSize: number): AsyncGenerator<string> {
   const written = table === 'archives' ? 'created_at' : 'uploaded_at'

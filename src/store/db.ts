@@ -8,7 +8,7 @@ import { Kysely, PostgresAdapter, sql, type RawBuilder } from 'kysely'
 import type { SQL } from 'bun'
 import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
-import { isPostgresUrl, openPostgres } from './postgres'
+import { isConnectionLost, isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
 import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS } from './sqlite-adapter'
 
@@ -128,18 +128,14 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /**
  * The database cannot be reached, is shutting down or is busy: the request may succeed once it is back (503, not 500).
- * Bun's client says so in its own codes; the server's SQLSTATE classes 08 (connection), 57P (operator
- * intervention: shutdown, restart) and 53300 (too many connections) say the same; SQLite says it is locked.
+ * A connection lost (postgres.ts's isConnectionLost: Bun's codes, SQLSTATE classes 08 and 57P), or one not made or
+ * timed out (Bun's codes), or a server with too many connections (53300); SQLite says it is locked.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
   // A SQLite store another connection kept locked past the wait (a long command or import on the file).
-  if (isDatabaseLocked(err)) return true
+  if (isDatabaseLocked(err) || isConnectionLost(err)) return true
   const { code, errno } = err as { code?: string; errno?: unknown }
-  if (
-    typeof code === 'string' &&
-    /^ERR_POSTGRES_(CONNECTION|.*TIMEOUT|.*CLOSED)|^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|TIMEDOUT)$/.test(code)
-  )
-    return true
-  return typeof errno === 'string' && /^(08|57P)|^53300$/.test(errno)
+  if (typeof code === 'string' && /^ERR_POSTGRES_.*TIMEOUT|^E(CONNREFUSED|HOSTUNREACH|TIMEDOUT)$/.test(code)) return true
+  return errno === '53300'
 }

@@ -50,16 +50,24 @@ const OUTCOME_UNKNOWN = Symbol('commit outcome unknown')
  */
 function markCommitOutcomeUnknown(err: unknown): unknown {
   const { errno } = err as { errno?: unknown }
-  const refused = typeof errno === 'string' && !/^(08|57P)/.test(errno)
+  const refused = typeof errno === 'string' && !CONNECTION_GOING.test(errno)
   if (err instanceof Error && !refused) Object.assign(err, { [OUTCOME_UNKNOWN]: true })
   return err
 }
 
-/** The client's own word for a connection that is gone, or the server's (SQLSTATE 08, 57P) before it went. */
-function connectionLost(err: unknown): boolean {
+/** The server's SQLSTATEs for a connection it is about to drop: class 08 (connection), 57P (shutdown, restart). */
+const CONNECTION_GOING = /^(08|57P)/
+
+/**
+ * Whether the connection went, taking its transaction with it (the server rolls it back): the client's own word, or
+ * the server's before it went. A narrower question than isDatabaseUnavailable's (store/db.ts: "may this succeed once
+ * the database is back?"), which also counts a connection never made, a timeout (the connection may live on, in
+ * its transaction) and a full server, and is built on this one.
+ */
+export function isConnectionLost(err: unknown): boolean {
   const { code, errno } = err as { code?: unknown; errno?: unknown }
   if (typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|.*CLOSED)|^E(CONNRESET|PIPE)$/.test(code)) return true
-  return typeof errno === 'string' && /^(08|57P)/.test(errno)
+  return typeof errno === 'string' && CONNECTION_GOING.test(errno)
 }
 
 /** Whether a failed transaction may have committed all the same (its COMMIT's answer never came). */
@@ -112,7 +120,7 @@ class BunSqlDriver implements Driver {
     } catch (err) {
       // A connection that went took its transaction with it (the server rolls it back). Kysely rolls back after a
       // failed COMMIT too: its error, not the rollback's, must reach the caller, marked as an unknown outcome.
-      if (!connectionLost(err)) throw err
+      if (!isConnectionLost(err)) throw err
     }
   }
 

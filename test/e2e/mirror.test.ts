@@ -94,8 +94,10 @@ describe('the binary as a mirror', () => {
     )
     const imported = run('import', '--data', dir('c'), file)
     expect(imported).toMatchObject({ code: 0, err: '' })
+    expect(imported.out).toContain('; 1 archive (1 stored); 0 problems')
+    // The same bundle again stores nothing, and says so.
     expect(run('import', '--data', dir('c'), file).out).toContain(
-      '0 publishers, 0 nodes, 0 versions changed, 0 removed; 1 archive; 0 problems',
+      '0 publishers, 0 nodes, 0 versions changed, 0 removed; 1 archive (0 stored, 1 already here); 0 problems',
     )
     const c = await start(dir('c'))
     // The install above is counted in b's memory and reaches its store (and so the export) up to a second later.

@@ -11,7 +11,7 @@ import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
 import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
 import type { NodeRow, PublisherRow } from '../../store/schema'
-import type { BlobIntent } from '../blob-intent'
+import type { HeldIntent } from '../blob-intent'
 import { commitWrite, type Write } from '../changes'
 import type { Deps } from '../deps'
 import { applyVersions } from './apply-versions'
@@ -26,7 +26,7 @@ export interface ApplyOptions {
   /** Archive bytes present here by SHA-256 (an import's): versions announcing one of them get it as their archive. */
   localArchives?: ReadonlyMap<string, { size: number; format: 'zip' | 'tar.gz' }>
   /** The intent that holds `localArchives` from a sweep: renewed in every batch's transaction (or the batch fails). */
-  localIntent?: BlobIntent
+  localIntent?: Pick<HeldIntent, 'renew'>
   /** Archive bytes carried here that the archive check refused (an import's), by SHA-256, with why: reported, never stored. */
   refusedArchives?: ReadonlyMap<string, string>
   /** Ids skipped in earlier batches of the run: what depends on them is skipped too. */

@@ -10,8 +10,7 @@ import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../s
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
 import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
-import { intendBlobs, type BlobIntent } from '../blob-intent'
-import { commitWrite } from '../changes'
+import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
 
 export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
@@ -44,10 +43,9 @@ async function bindArchive(
   deps: Deps,
   t: Target,
   blob: { sha256: string; size: number; format: 'zip' | 'tar.gz'; etag: string | null; hostNodes?: string[] },
-  intent: BlobIntent,
+  intent: HeldIntent,
 ) {
-  await commitWrite(deps, async (w) => {
-    await intent.settle(w.db)
+  await intent.write(async (w) => {
     const row = { version_id: t.version_id, sha256: blob.sha256, size_bytes: blob.size, format: blob.format, created_at: w.now }
     await w.db
       .insertInto('archives')
@@ -89,21 +87,17 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
     // Looked for again under an intent: a sweep could otherwise delete the bytes found before the row is written.
-    const intent = await intendBlobs(deps, [t.sha256])
-    try {
+    const sha256 = t.sha256
+    const bound = await underBlobIntent(deps, [sha256], async (intent) => {
       // In the store itself: a local copy (object storage's cache) may be all that is left of swept bytes.
-      const have = (await deps.blobs.has(t.sha256)) ? await deps.blobs.open(t.sha256) : undefined
-      if (have) {
-        const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
-        const format = head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip'
-        await bindArchive(deps, t, { sha256: t.sha256, size: have.size, format, etag: null }, intent)
-        return { stored: true, bytes: 0 }
-      }
-    } catch (err) {
-      await intent.release()
-      throw err
-    }
-    await intent.release() // swept meanwhile: fetched below
+      const have = (await deps.blobs.has(sha256)) ? await deps.blobs.open(sha256) : undefined
+      if (!have) return false // swept meanwhile: fetched below
+      const head = new Uint8Array(await have.slice(0, 2).arrayBuffer())
+      const format = head[0] === 0x1f && head[1] === 0x8b ? 'tar.gz' : 'zip'
+      await bindArchive(deps, t, { sha256, size: have.size, format, etag: null }, intent)
+      return true
+    })
+    if (bound) return { stored: true, bytes: 0 }
   }
   const fetched = await http.download(t.url, async (body, res) => ({
     staged: await stageArchive(deps, body),
@@ -118,15 +112,12 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
     }
     const inspection = await inspectArchive(staged.localPath, deps.settings.archiveLimits)
     if (!inspection.ok) return await refuse(deps, t, `invalid archive: ${inspection.reason}`)
-    const intent = await intendBlobs(deps, [staged.sha256]) // from before the commit to the row, as an upload's
-    try {
+    // From before the commit to the row, as an upload's.
+    await underBlobIntent(deps, [staged.sha256], async (intent) => {
       await staged.commit() // durable under its hash before any row points at it
       const bytes = { sha256: staged.sha256, size: staged.size, format: inspection.format, etag, hostNodes: inspection.hostNodes }
       await bindArchive(deps, t, bytes, intent)
-    } catch (err) {
-      await intent.release()
-      throw err
-    }
+    })
     return { stored: true, bytes: staged.size }
   } finally {
     await staged.discard() // a no-op after commit

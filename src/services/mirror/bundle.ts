@@ -21,11 +21,12 @@ import {
   type BundleManifest,
 } from '../../domain/bundle'
 import { FEED_MAX_LIMIT, type FeedEnvelope } from '../../domain/feed'
+import { archivedAmong } from '../../store/blob-references'
 import { feedPosition } from '../../store/changes'
 import { ensureSource, findSource, updateSource } from '../../store/mirror-sources'
 import { feedPageItems, type FeedPageItems } from '../../upstream/feed-client'
 import { readAhead } from '../../upstream/feed-reader'
-import { intendBlobs, type BlobIntent } from '../blob-intent'
+import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
 import { readFeed } from '../feed'
 import { asBundleError, BundleError, ImportStopped, members, type Member } from './bundle-reader'
@@ -268,14 +269,18 @@ async function* pages(open: () => NodeJS.ReadableStream, manifest: BundleManifes
   }
 }
 
+/** What an import did: as a sync's summary, with the bundle's manifest and how many of its archives were here already. */
+export type ImportSummary = SyncSummary & { manifest: BundleManifest; archivesAlreadyHere: number }
+
 export async function importBundle(
   deps: Deps,
   open: () => NodeJS.ReadableStream,
   opts: { onProgress?: (p: SyncProgress) => void; signal?: AbortSignal } = {},
-): Promise<SyncSummary & { manifest: BundleManifest }> {
+): Promise<ImportSummary> {
   const started = performance.now()
   const staged = new Map<string, StagedBlob>()
   let verified: Verified
+  let alreadyHere = 0
   try {
     verified = await verify(deps, open, staged, opts.signal)
     const { manifest } = verified
@@ -294,6 +299,8 @@ export async function importBundle(
           `imported only up to serial ${have} from it: export again with --since ${have}`,
       )
     }
+    // Carried bytes that are some version's archive here already (the same bundle imported again): not new here.
+    alreadyHere = (await archivedAmong(deps.db, [...staged.keys()])).size
     if (opts.signal?.aborted) throw new ImportStopped('the import was stopped before anything was applied')
   } catch (err) {
     for (const blob of staged.values()) await blob.discard()
@@ -302,23 +309,19 @@ export async function importBundle(
   const { manifest, formats, refused } = verified
   // Everything checked: the archives become durable (nothing refers to them yet), then the rows apply in order.
   const localArchives = new Map<string, { size: number; format: 'zip' | 'tar.gz' }>()
-  let localIntent: BlobIntent | undefined
   try {
     // Held from before the commits to the last batch of rows (renewed by each): a sweep leaves these bytes alone.
-    localIntent = await intendBlobs(deps, [...staged.keys()])
-    for (const [sha, blob] of staged) {
-      await blob.commit()
-      localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
-    }
+    return await underBlobIntent(deps, [...staged.keys()], async (localIntent) => {
+      for (const [sha, blob] of staged) {
+        await blob.commit()
+        localArchives.set(sha, { size: blob.size, format: formats.get(sha)! })
+      }
+      const summary = await applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
+      return { ...summary, archivesAlreadyHere: alreadyHere }
+    })
   } catch (err) {
-    await localIntent?.release()
     for (const blob of staged.values()) await blob.discard() // a no-op for those committed
     throw err
-  }
-  try {
-    return await applyBundle(deps, opts, { manifest, refused, localArchives, localIntent, started, open })
-  } finally {
-    await localIntent.release()
   }
 }
 
@@ -329,7 +332,7 @@ async function applyBundle(
     manifest: BundleManifest
     refused: Map<string, string>
     localArchives: Map<string, { size: number; format: 'zip' | 'tar.gz' }>
-    localIntent: BlobIntent
+    localIntent: HeldIntent
     started: number
     open: () => NodeJS.ReadableStream
   },
