@@ -1,7 +1,8 @@
 /**
  * The HTTP client for upstream registries: bounded concurrency, a request rate, a timeout until the headers and
  * for every pause in a body, and retries with exponential backoff and jitter on network errors, timeouts,
- * truncated bodies, 5xx, 408 and 429 (honouring Retry-After). Every JSON reply is validated before use. For
+ * truncated bodies, 5xx, 408 and 429 (honouring Retry-After), but not another registry-mirror's 502/504 saying its
+ * own upstream failed (final: it remembers the failure). Every JSON reply is validated before use. For
  * requests a person waits on, a deadline bounds the tries and a circuit breaker remembers hosts found unreachable.
  */
 import pLimit from 'p-limit'
@@ -76,6 +77,14 @@ export class UpstreamDown extends UpstreamError {
   }
 }
 
+/**
+ * A registry-mirror's answer that its own upstream failed (or sent bytes it refused): it answered, and asking again
+ * in seconds finds the same (it remembers its upstream's failure), so the answer is final rather than retried.
+ */
+const FINAL_UPSTREAM_CODES = new Set(['upstream_failed', 'upstream_timeout', 'archive_refused'])
+/** Of such an answer's message, what is said on: enough to say why, not an upstream's essay. */
+const MAX_RELAYED_MESSAGE = 300
+
 /** A failure worth another try. */
 class Transient extends Error {
   constructor(
@@ -110,6 +119,20 @@ const downloadPace =
     elapsedMs > timeoutMs && received < (MIN_BYTES_PER_SECOND * elapsedMs) / 1000
       ? `the body came slower than ${MIN_BYTES_PER_SECOND} bytes a second`
       : undefined
+
+/** The registry's error body of a 502 or 504 whose failure is final (`code: message`); undefined for any other. */
+async function finalRegistryError(res: Response, timeoutMs: number, abort: () => void): Promise<string | undefined> {
+  if (!res.body || !(res.headers.get('content-type') ?? '').includes('application/json')) return undefined
+  try {
+    const body = guardedBody(res, timeoutMs, jsonPace(timeoutMs), abort)
+    const said = (await readJson(body, 8192)) as { error?: unknown; message?: unknown } | null
+    if (typeof said?.error !== 'string' || !FINAL_UPSTREAM_CODES.has(said.error)) return undefined
+    const message = typeof said.message === 'string' ? said.message.slice(0, MAX_RELAYED_MESSAGE) : ''
+    return `${said.error}: ${message}`
+  } catch {
+    return undefined // not readable as one: a gateway's 502, retried as before
+  }
+}
 
 export interface UpstreamHttp {
   /** GET a JSON document and validate it; a 404 is an UpstreamError with status 404. `signal` abandons this request. */
@@ -239,6 +262,10 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       clearTimeout(timer)
     }
     try {
+      if (res.status === 502 || res.status === 504) {
+        const final = await finalRegistryError(res, o.timeoutMs, () => controller.abort())
+        if (final) throw new UpstreamError('status', `HTTP ${res.status} from ${url}: ${final}`, res.status)
+      }
       if (res.status === 429 || res.status === 408 || res.status >= 500) {
         res.body?.cancel().catch(() => {})
         throw new Transient(
