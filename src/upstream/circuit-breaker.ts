@@ -51,7 +51,7 @@ export function hostOf(url: string): string {
 export function createCircuitBreaker(opts: { openMs: number; now?: () => number } & BreakerEvents): CircuitBreaker {
   const now = opts.now ?? Date.now
   const open = new Map<string, Open>()
-  const snapshot = (o: Open): HostDown => ({ ...o, retryAt: o.probing ? undefined : o.retryAt })
+  const snapshot = ({ probing, ...o }: Open): HostDown => ({ ...o, retryAt: probing ? undefined : o.retryAt })
 
   function settle(host: string, probe: boolean, outcome: Outcome) {
     const o = open.get(host)
