@@ -4,12 +4,18 @@
  * the answer's headers, and a host found unreachable is remembered (a circuit breaker), so the downloads after it
  * fail at once until one probe finds the host back. The breaker's changes are logged and counted.
  */
+import { IDLE_TIMEOUT_S } from '../../http/idle-timeout'
 import type { Log } from '../../log'
 import { createCircuitBreaker, type CircuitBreaker } from '../../upstream/circuit-breaker'
 import { createUpstreamHttp, JSON_REPLY_TIMEOUTS, type UpstreamHttp, type UpstreamHttpOptions } from '../../upstream/http-client'
 
 /** How long a host found unreachable is not asked again; then one download probes it. */
 export const LAZY_OPEN_MS = 30_000
+/**
+ * The most a download waits, whatever `--sync-timeout` says (it may be an hour): its answer must start before the
+ * server's idle timeout closes the connection with none (a client then sees a dropped connection, not a 504).
+ */
+export const MAX_DOWNLOAD_WAIT_MS = (IDLE_TIMEOUT_S - 10) * 1000
 /** Tries of one fetch, the first included: a connection cut on a flaky link is worth one more, within the deadline. */
 export const LAZY_ATTEMPTS = 2
 
@@ -52,8 +58,8 @@ export function createLazyUpstream(opts: LazyUpstreamOptions): LazyUpstream {
   const http = createUpstreamHttp({
     ...opts.http,
     attempts: Math.min(LAZY_ATTEMPTS, opts.http.attempts),
-    deadlineMs: opts.http.timeoutMs,
+    deadlineMs: Math.min(opts.http.timeoutMs, MAX_DOWNLOAD_WAIT_MS),
     breaker,
   })
-  return { http, breaker, waitMs: JSON_REPLY_TIMEOUTS * opts.http.timeoutMs }
+  return { http, breaker, waitMs: Math.min(JSON_REPLY_TIMEOUTS * opts.http.timeoutMs, MAX_DOWNLOAD_WAIT_MS) }
 }
