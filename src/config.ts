@@ -80,7 +80,7 @@ const UPSTREAM_SETTINGS = {
   'sync-timeout': {
     schema: int(1, 3600),
     default: '30',
-    help: 'seconds to wait for an upstream answer or each part of a body; a JSON reply ends within 4 times this, an archive comes at 16 KiB/s at least after it',
+    help: 'seconds to wait for an upstream answer or each part of a body; a JSON reply ends within 4 times this, an archive comes at 16 KiB/s at least after it; a lazy first download waits this long for an answer, 4 times for all of it',
   },
   'sync-retries': {
     schema: int(0, 100),

@@ -102,13 +102,18 @@ export const payloadTooLarge = (message: string) => new AppError(413, 'payload_t
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message)
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) })
-export const badGateway = (message: string, details: readonly string[] = []) => new AppError(502, 'upstream_failed', message, {}, details)
+/** `retryAfterSeconds`: when asking again may find the upstream back (said in Retry-After). */
+const retryAfterHeader = (s?: number): Record<string, string> =>
+  s === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(s))) }
+export const badGateway = (message: string, details: readonly string[] = [], retryAfterSeconds?: number) =>
+  new AppError(502, 'upstream_failed', message, retryAfterHeader(retryAfterSeconds), details)
 export const storageUnavailable = () =>
   new AppError(503, 'storage_unavailable', 'the archive storage is unavailable; try again shortly', { 'Retry-After': '5' })
 /** A request that came before the server serves: it listens once its store is open, and serves a moment later. */
 export const starting = () => new AppError(503, 'starting', 'the server is starting; try again shortly', { 'Retry-After': '1' })
 export const notConfigured = (message: string) => new AppError(503, 'not_configured', message)
-export const gatewayTimeout = (message: string) => new AppError(504, 'upstream_timeout', message)
+export const gatewayTimeout = (message: string, retryAfterSeconds?: number) =>
+  new AppError(504, 'upstream_timeout', message, retryAfterHeader(retryAfterSeconds))
 
 // Messages the real clients show to people keep the upstream wording.
 export const nodeBanned = () => forbidden('Node Banned', 'node_banned')

@@ -1,11 +1,12 @@
 /**
- * What `serve` adds for mirroring: archives fetched on first download, the freshness snapshot behind
+ * What `serve` adds for mirroring: archives fetched on first download (bounded, with a breaker per upstream host), the freshness snapshot behind
  * X-Mirror-Upstream, /ready and the sync metrics, and `--sync-from` runs every `--sync-every` minutes. (Writes of another process, a
  * `sync` or `import` beside this server, reach this index and caches through serve's follower of the store's feed.)
  */
 import type { Config } from './config'
 import type { Deps } from './services/deps'
 import { createFreshnessTracker } from './services/mirror/freshness'
+import { createLazyUpstream } from './services/mirror/lazy-upstream'
 import { mirrorMetrics } from './services/mirror/metrics'
 import { createMirrorRuntime } from './services/mirror/runtime'
 import { startSyncScheduler, type SyncScheduler } from './services/mirror/scheduler'
@@ -30,16 +31,23 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
     () => deps.now().getTime(),
   )
   metrics.ensure()
-  const http = (signal?: AbortSignal) =>
-    createUpstreamHttp({
-      concurrency: config['sync-concurrency'],
-      ratePerSecond: config['sync-rate'],
-      timeoutMs: config['sync-timeout'] * 1000,
-      attempts: config['sync-retries'] + 1,
-      signal,
-      onRetry: (r) => deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
-    })
-  deps.mirror = createMirrorRuntime(http(), () => freshness.current(), from)
+  const settings = {
+    concurrency: config['sync-concurrency'],
+    ratePerSecond: config['sync-rate'],
+    timeoutMs: config['sync-timeout'] * 1000,
+    attempts: config['sync-retries'] + 1,
+    onRetry: (r: { url: string; attempt: number; waitMs: number; reason: string }) =>
+      deps.log.info('mirror.retry', { url: r.url, attempt: r.attempt, wait_ms: r.waitMs, reason: r.reason }),
+  }
+  const http = (signal?: AbortSignal) => createUpstreamHttp({ ...settings, signal })
+  const stopping = new AbortController()
+  const lazy = createLazyUpstream({
+    http: { ...settings, signal: stopping.signal },
+    log: deps.log,
+    onChange: (down) => metrics.upstreamChanged(down),
+  })
+  metrics.watchBreaker(lazy.breaker)
+  deps.mirror = createMirrorRuntime(lazy, () => freshness.current(), from)
   // A sync or import beside the server makes a mirror of it: its metrics appear with the next refresh.
   const refresher = setInterval(() => void freshness.refresh().then(metrics.ensure, () => {}), FRESHNESS_EVERY_MS)
   refresher.unref?.()
@@ -57,6 +65,7 @@ export async function startMirroring(deps: Deps, config: Config): Promise<{ stop
   }
   return {
     async stop() {
+      stopping.abort() // archive fetches no download waits for any more
       clearInterval(refresher)
       await scheduler?.stop()
     },

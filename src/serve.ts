@@ -32,6 +32,7 @@ import { DATABASE_WAIT_MS, openBackends, type Backends } from './serve-backends'
 import { checkpointInBackground } from './store/checkpointer'
 import { startDownloadWriter } from './store/download-writer'
 import { startMirroring } from './serve-mirror'
+import { IDLE_TIMEOUT_S } from './http/idle-timeout'
 import { fillDocumentsInBackground } from './services/document-fill'
 import { createStartingApp } from './http/starting'
 
@@ -97,7 +98,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     server = Bun.serve({
       hostname: config.host,
       port: config.port,
-      idleTimeout: 120,
+      idleTimeout: IDLE_TIMEOUT_S,
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, // uploads are capped while streaming, with a 413 of our own
       fetch: withAbsoluteUrls(
         (req, srv) => (app ? app.fetch(req, srv) : startingApp.fetch(req)),

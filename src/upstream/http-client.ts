@@ -1,11 +1,14 @@
 /**
  * The HTTP client for upstream registries: bounded concurrency, a request rate, a timeout until the headers and
  * for every pause in a body, and retries with exponential backoff and jitter on network errors, timeouts,
- * truncated bodies, 5xx, 408 and 429 (honouring Retry-After). Every JSON reply is validated before use.
+ * truncated bodies, 5xx, 408 and 429 (honouring Retry-After), but not another registry-mirror's 502/504 saying its
+ * own upstream failed (final: it remembers the failure). Every JSON reply is validated before use. For
+ * requests a person waits on, a deadline bounds the tries and a circuit breaker remembers hosts found unreachable.
  */
 import pLimit from 'p-limit'
 import * as v from 'valibot'
 import { plural } from '../domain/plural'
+import type { CircuitBreaker, HostDown } from './circuit-breaker'
 
 export interface UpstreamHttpOptions {
   /** Requests in flight at once. */
@@ -26,6 +29,13 @@ export interface UpstreamHttpOptions {
   signal?: AbortSignal
   /** Told about each retry, for logs. */
   onRetry?: (info: { url: string; attempt: number; waitMs: number; reason: string }) => void
+  /**
+   * For requests a person waits on: the most time a request's tries may take until an answer's headers (no try
+   * starts, and no wait for headers lasts, past it; a body then keeps to its pace).
+   */
+  deadlineMs?: number
+  /** Remembers hosts found unreachable: requests to them fail at once until a probe finds them back. */
+  breaker?: CircuitBreaker
 }
 
 export const DEFAULT_HTTP: UpstreamHttpOptions = {
@@ -51,6 +61,29 @@ export class UpstreamError extends Error {
     super(message)
   }
 }
+
+/** Not asked: the host was found unreachable a moment ago, and the breaker has not let a probe through yet. */
+export class UpstreamDown extends UpstreamError {
+  constructor(
+    url: string,
+    readonly down: HostDown,
+  ) {
+    super(
+      'unreachable',
+      `${url}: not asked, the upstream has been unreachable since ${down.since.toISOString()} (${down.reason})`,
+      undefined,
+      down.timedOut,
+    )
+  }
+}
+
+/**
+ * A registry-mirror's answer that its own upstream failed (or sent bytes it refused): it answered, and asking again
+ * in seconds finds the same (it remembers its upstream's failure), so the answer is final rather than retried.
+ */
+const FINAL_UPSTREAM_CODES = new Set(['upstream_failed', 'upstream_timeout', 'archive_refused'])
+/** Of such an answer's message, what is said on: enough to say why, not an upstream's essay. */
+const MAX_RELAYED_MESSAGE = 300
 
 /** A failure worth another try. */
 class Transient extends Error {
@@ -86,6 +119,20 @@ const downloadPace =
     elapsedMs > timeoutMs && received < (MIN_BYTES_PER_SECOND * elapsedMs) / 1000
       ? `the body came slower than ${MIN_BYTES_PER_SECOND} bytes a second`
       : undefined
+
+/** The registry's error body of a 502 or 504 whose failure is final (`code: message`); undefined for any other. */
+async function finalRegistryError(res: Response, timeoutMs: number, abort: () => void): Promise<string | undefined> {
+  if (!res.body || !(res.headers.get('content-type') ?? '').includes('application/json')) return undefined
+  try {
+    const body = guardedBody(res, timeoutMs, jsonPace(timeoutMs), abort)
+    const said = (await readJson(body, 8192)) as { error?: unknown; message?: unknown } | null
+    if (typeof said?.error !== 'string' || !FINAL_UPSTREAM_CODES.has(said.error)) return undefined
+    const message = typeof said.message === 'string' ? said.message.slice(0, MAX_RELAYED_MESSAGE) : ''
+    return `${said.error}: ${message}`
+  } catch {
+    return undefined // not readable as one: a gateway's 502, retried as before
+  }
+}
 
 export interface UpstreamHttp {
   /** GET a JSON document and validate it; a 404 is an UpstreamError with status 404. `signal` abandons this request. */
@@ -195,25 +242,30 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     headers: Record<string, string>,
     pace: Pace,
     use: (res: Response, body: ReadableStream<Uint8Array>) => Promise<T>,
-    stop = o.signal,
+    stop: AbortSignal | undefined,
+    headersWithinMs: number,
   ) {
     if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     stop?.addEventListener('abort', onAbort)
-    const timer = setTimeout(() => controller.abort(), o.timeoutMs)
+    const timer = setTimeout(() => controller.abort(), headersWithinMs)
     let res: Response
     try {
       res = await doFetch(url, { headers: { 'user-agent': 'registry-mirror', ...headers }, signal: controller.signal, redirect: 'follow' })
     } catch (err) {
       stop?.removeEventListener('abort', onAbort)
       if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-      if (controller.signal.aborted) throw new Transient(`no answer within ${o.timeoutMs} ms`, undefined, true)
+      if (controller.signal.aborted) throw new Transient(`no answer within ${headersWithinMs} ms`, undefined, true)
       throw new Transient(`cannot connect: ${(err as Error).message}`)
     } finally {
       clearTimeout(timer)
     }
     try {
+      if (res.status === 502 || res.status === 504) {
+        const final = await finalRegistryError(res, o.timeoutMs, () => controller.abort())
+        if (final) throw new UpstreamError('status', `HTTP ${res.status} from ${url}: ${final}`, res.status)
+      }
       if (res.status === 429 || res.status === 408 || res.status >= 500) {
         res.body?.cancel().catch(() => {})
         throw new Transient(
@@ -233,23 +285,47 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     }
   }
 
-  async function withRetries<T>(url: string, run: () => Promise<T>, stop = o.signal): Promise<T> {
+  /** The tries of one request, each given how long it may wait for headers. */
+  async function tries<T>(url: string, run: (headersWithinMs: number) => Promise<T>, stop: AbortSignal | undefined): Promise<T> {
+    const deadline = o.deadlineMs === undefined ? Infinity : performance.now() + o.deadlineMs
+    const left = () => Math.max(1, Math.round(Math.min(o.timeoutMs, deadline - performance.now())))
     for (let n = 1; ; n++) {
       try {
-        return await limit(() => paced(run, stop))
+        return await limit(() => paced(() => run(left()), stop))
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-        if (n >= o.attempts)
-          throw new UpstreamError('unreachable', `${url}: ${err.message} (after ${plural(n, 'try', 'tries')})`, undefined, err.timedOut)
+        const gaveUp = (why: string) => new UpstreamError('unreachable', `${url}: ${why}`, undefined, err.timedOut)
+        if (n >= o.attempts) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')})`)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
           throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
         }
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
+        if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')}, out of time)`)
         o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
         await wait(waitMs, stop)
       }
+    }
+  }
+
+  /** A request's tries, unless the breaker knows its host to be down; how they ended tells the breaker. */
+  async function withRetries<T>(url: string, run: (headersWithinMs: number) => Promise<T>, stop = o.signal): Promise<T> {
+    const admission = o.breaker?.admit(url)
+    if (admission && !admission.go) throw new UpstreamDown(url, admission.down)
+    try {
+      const result = await tries(url, run, stop)
+      admission?.settle({ up: true })
+      return result
+    } catch (err) {
+      admission?.settle(
+        !(err instanceof UpstreamError) || err.kind === 'aborted'
+          ? 'unknown'
+          : err.kind === 'unreachable'
+            ? { up: false, reason: err.message.replace(`${url}: `, ''), timedOut: err.timedOut } // a URL may carry a signature
+            : { up: true }, // it answered: a 4xx, or a reply we refuse
+      )
+      throw err
     }
   }
 
@@ -259,13 +335,14 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       const stop = opts.signal && o.signal ? AbortSignal.any([o.signal, opts.signal]) : (opts.signal ?? o.signal)
       const parsed = await withRetries(
         url,
-        () =>
+        (headersWithinMs) =>
           attempt(
             url,
             { accept: 'application/json' },
             jsonPace(o.timeoutMs),
             (_res, body) => readJson(body, opts.maxBytes ?? 64 * 1024 * 1024),
             stop,
+            headersWithinMs,
           ),
         stop,
       )
@@ -275,7 +352,9 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       return result.output
     },
     download(url, consume, opts = {}) {
-      return withRetries(url, () => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res)))
+      return withRetries(url, (headersWithinMs) =>
+        attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), o.signal, headersWithinMs),
+      )
     },
   }
 }

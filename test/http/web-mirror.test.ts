@@ -7,7 +7,7 @@ import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { createMirrorRuntime } from '../../src/services/mirror/runtime'
 import { ensureSource, updateSource } from '../../src/store/mirror-sources'
 import { addPublisher, addPublisherToken, addUser, aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
-import { fastHttp, serveTestApp, sync, type ServedApp } from '../support/mirror'
+import { lazyUpstream, serveTestApp, sync, type ServedApp } from '../support/mirror'
 import { tempDirs } from '../support/tmp'
 import { addresses, escaped, HOSTILE, pageOf, seedPages } from '../support/web-pages'
 import { namesTable, watchQueries } from '../support/watch-queries'
@@ -115,7 +115,7 @@ describe('mirrored nodes and publishers', () => {
     const syncedAt = t.clock.now.toISOString()
     const freshness = createFreshnessTracker(t.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
     await freshness.refresh()
-    t.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+    t.deps.mirror = createMirrorRuntime(lazyUpstream(t), () => freshness.current(), url)
     const link = `<a href="${url}" rel="noopener noreferrer nofollow">${url}</a>`
     const at = (iso: string, words: string) => `<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${words}</time>`
 
@@ -222,7 +222,7 @@ describe('under --public-url with a path prefix', () => {
     const url = await mirrorStudio(t)
     const freshness = createFreshnessTracker(t.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
     await freshness.refresh()
-    t.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+    t.deps.mirror = createMirrorRuntime(lazyUpstream(t), () => freshness.current(), url)
     for (const path of ['/-/nodes/sharp-pack', '/-/publishers/studio', '/']) {
       const { html } = await page(path)
       expect(html).toContain('Mirror of')

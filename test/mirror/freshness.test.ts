@@ -6,7 +6,7 @@ import { createMirrorRuntime } from '../../src/services/mirror/runtime'
 import { startSyncScheduler, type SyncScheduler } from '../../src/services/mirror/scheduler'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
 import { parseScrape, series } from '../support/metrics'
-import { fastHttp, serveTestApp, type ServedApp } from '../support/mirror'
+import { fastHttp, lazyUpstream, serveTestApp, type ServedApp } from '../support/mirror'
 
 let upstream: ServedApp
 let mirror: TestApp
@@ -38,7 +38,7 @@ async function syncMetrics(t: TestApp) {
  */
 function following(url: string, attempts: number) {
   const freshness = createFreshnessTracker(mirror.deps, { preferred: url, staleAfterMs: 10 * 60_000 })
-  mirror.deps.mirror = createMirrorRuntime(fastHttp().http, () => freshness.current(), url)
+  mirror.deps.mirror = createMirrorRuntime(lazyUpstream(mirror), () => freshness.current(), url)
   const metrics = mirrorMetrics(
     mirror.deps.metrics.registry,
     () => freshness.current(),

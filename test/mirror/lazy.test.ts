@@ -42,10 +42,10 @@ describe('archives fetched on first download', () => {
     upstream.server.stop(true)
     const res = await mirror.call('GET', '/archives/acme/pack/1.0.0/node.zip')
     expect(res.status).toBe(502)
-    expect(res.body).toEqual({
-      error: 'upstream_failed',
-      message: 'this archive is not stored here yet, and the upstream could not provide it',
-    })
+    expect(res.body.error).toBe('upstream_failed')
+    expect(res.body.message).toMatch(
+      /^this archive is not stored here yet, and the upstream has been unreachable since \S+Z; it is asked again in \d+ s$/,
+    )
   })
 
   test('a first download whose upstream drips its bytes is a 504 within a bounded time (not a hang)', async () => {
@@ -59,10 +59,10 @@ describe('archives fetched on first download', () => {
     const started = performance.now()
     const res = await mirror.call('GET', '/archives/acme/pack/1.0.0/node.zip')
     expect(res.status).toBe(504)
-    expect(res.body).toEqual({
-      error: 'upstream_timeout',
-      message: 'this archive is not stored here yet, and the upstream did not provide it in time',
-    })
+    expect(res.body.error).toBe('upstream_timeout')
+    expect(res.body.message).toMatch(
+      /^this archive is not stored here yet, and the upstream has been timing out since \S+Z; it is asked again in \d+ s$/,
+    )
     expect(performance.now() - started).toBeLessThan(5_000)
   })
 

@@ -2,6 +2,7 @@
 import type { Server } from 'bun'
 import type { RegistrySettings } from '../../src/services/deps'
 import { commitWrite } from '../../src/services/changes'
+import { createLazyUpstream } from '../../src/services/mirror/lazy-upstream'
 import { createMirrorRuntime } from '../../src/services/mirror/runtime'
 import { insertRows } from '../../src/store/bulk'
 import { runSync, type SyncOptions, type SyncSummary } from '../../src/services/mirror/sync'
@@ -98,7 +99,19 @@ export async function sync(t: TestApp, from: string, opts: Partial<Omit<SyncOpti
   return runSync(t.deps, { from, archives: 'none', full: false, fullEvery: 1000, http: fastHttp().http, ...opts })
 }
 
+/** The client of archives fetched on first download, as `serve` makes it, with test timings (`openMs`: how long a host found down is not asked). */
+export function lazyUpstream(t: TestApp, overrides: Partial<UpstreamHttpOptions> & { openMs?: number } = {}) {
+  const { openMs, ...http } = overrides
+  return createLazyUpstream({
+    http: { timeoutMs: 2000, attempts: 6, backoffMs: 1, sleep: async () => {}, ...http },
+    openMs,
+    log: t.deps.log,
+  })
+}
+
 /** Lets the app fetch mirrored archives on first download, as `serve` does. */
-export function enableLazy(t: TestApp, overrides: Partial<UpstreamHttpOptions> = {}) {
-  t.deps.mirror = createMirrorRuntime(fastHttp(overrides).http)
+export function enableLazy(t: TestApp, overrides: Partial<UpstreamHttpOptions> & { openMs?: number } = {}) {
+  const lazy = lazyUpstream(t, overrides)
+  t.deps.mirror = createMirrorRuntime(lazy)
+  return lazy
 }

@@ -1,7 +1,8 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of a test backend, to make it go away and come back without touching the
- * backend itself (other tests share it): `cut()` drops every connection and refuses new ones, `restore()` listens
- * again on the same port. `watch` makes it go at a chosen point: it sees each message a client sends (a query
+ * backend itself (other tests share it): `cut()` drops every connection and refuses new ones, `blackHole()` drops
+ * them and then accepts connections but never answers (a host gone behind a firewall that drops packets),
+ * `restore()` passes connections on again on the same port. `watch` makes it go at a chosen point: it sees each message a client sends (a query
  * naming a table, a COMMIT) and may cut there, or let the message through and lose the backend's answer.
  */
 import type { Socket, TCPSocketListener } from 'bun'
@@ -33,6 +34,7 @@ function send(socket: Socket<Pair> | undefined, queue: Uint8Array[], chunk?: Uin
 export interface TcpProxy {
   port: number
   cut(): void
+  blackHole(): void
   restore(): void
   stop(): void
   /** How many answers `watch` had lost. */
@@ -51,6 +53,7 @@ export function startTcpProxy(target: { hostname: string; port: number }, opts: 
   let port = 0
   let listener: TCPSocketListener<Pair> | undefined
   let answersLost = 0
+  let holding = false
   const cut = () => {
     listener?.stop(true)
     listener = undefined
@@ -70,6 +73,7 @@ export function startTcpProxy(target: { hostname: string; port: number }, opts: 
           const pair: Pair = { loseAnswer: false, toUpstream: [], toClient: [], client }
           client.data = pair
           open.add(client)
+          if (holding) return // what it sends goes nowhere (no backend), and nothing ever comes back
           void Bun.connect<Pair>({
             ...target,
             data: pair,
@@ -115,7 +119,14 @@ export function startTcpProxy(target: { hostname: string; port: number }, opts: 
   return {
     port,
     cut,
+    blackHole() {
+      cut()
+      holding = true
+      listener = listen()
+    },
     restore() {
+      if (holding) cut()
+      holding = false
       listener ??= listen()
     },
     stop: cut,

@@ -5,11 +5,12 @@
  */
 import { inspectArchive } from '../../archive/inspect'
 import type { StagedBlob } from '../../blobs/blob-store'
-import { AppError, gatewayTimeout } from '../../errors'
+import { AppError, badGateway, gatewayTimeout } from '../../errors'
 import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../store/mirror-entities'
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
-import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
+import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
+import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
 
@@ -175,18 +176,57 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   let flight = mirror.inflight.get(versionId)
   if (!flight) {
     flight = fetchArchive(deps, mirror.http, target).finally(() => mirror.inflight.delete(versionId))
+    flight.catch(() => {}) // downloads that stopped waiting leave it to end alone
     mirror.inflight.set(versionId, flight)
   }
   try {
-    const outcome = (await flight) as ArchiveOutcome
+    const outcome = (await withinTime(flight, mirror.waitMs)) as ArchiveOutcome | 'late'
+    if (outcome === 'late') {
+      deps.log.info('mirror.archive_fetch_slow', { version: versionId, waited_ms: mirror.waitMs })
+      const s = Math.ceil(mirror.waitMs / 1000)
+      throw gatewayTimeout(
+        `this archive is not stored here yet, and the upstream has not sent all of it within ${s} s; it is still being fetched`,
+        s,
+      )
+    }
     if ('refused' in outcome) throw new AppError(502, 'archive_refused', `the upstream's archive was refused: ${outcome.refused}`)
     return true
   } catch (err) {
-    if (err instanceof UpstreamError) {
-      deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
-      if (err.timedOut) throw gatewayTimeout('this archive is not stored here yet, and the upstream did not provide it in time')
-      throw new AppError(502, 'upstream_failed', 'this archive is not stored here yet, and the upstream could not provide it')
-    }
+    if (err instanceof UpstreamError) throw upstreamFailure(deps, mirror.breaker, target.url, versionId, err)
     throw err
   }
+}
+
+/** The promise's value, or 'late' once `ms` have passed. */
+async function withinTime<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)))
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** While a probe of a host is under way, the Retry-After of the downloads it turns away. */
+const PROBING_RETRY_AFTER_S = 5
+
+/**
+ * The answer to a download whose archive the upstream did not provide: while its host is remembered as down,
+ * since when and when it is asked again (the download that found it down says so too); 504 when it did not answer
+ * in time, else 502. The breaker's clock is the real one (a test's clock may stand still).
+ */
+function upstreamFailure(deps: Deps, breaker: CircuitBreaker, url: string, versionId: string, err: UpstreamError): AppError {
+  const down = err instanceof UpstreamDown ? err.down : breaker.down().find((d) => d.host === hostOf(url))
+  if (!(err instanceof UpstreamDown)) deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
+  const notHere = 'this archive is not stored here yet'
+  if (!down || err.kind !== 'unreachable') {
+    if (err.timedOut) return gatewayTimeout(`${notHere}, and the upstream did not provide it in time`)
+    return badGateway(`${notHere}, and the upstream could not provide it`)
+  }
+  const retryS = down.retryAt ? Math.max(1, Math.ceil((down.retryAt.getTime() - Date.now()) / 1000)) : PROBING_RETRY_AFTER_S
+  const since = down.since.toISOString()
+  const state = down.timedOut ? `has been timing out since ${since}` : `has been unreachable since ${since}`
+  const message = `${notHere}, and the upstream ${state}; it is asked again in ${retryS} s`
+  return down.timedOut ? gatewayTimeout(message, retryS) : badGateway(message, [], retryS)
 }

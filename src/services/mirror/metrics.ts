@@ -1,9 +1,11 @@
 /**
  * The mirror's metrics, registered once the mirror exists (a source synced or imported here, or `--sync-from`): its
  * state, when it last synced, how old its data is, and how `serve --sync-from` runs end. Gauges are read from the
- * freshness snapshot at each scrape. No label holds the upstream's address: a registry follows one at a time.
+ * freshness snapshot at each scrape. No label holds the upstream's address: a registry follows one at a time, and
+ * the hosts archives come from are the upstream's to name (any number of them).
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
+import type { CircuitBreaker } from '../../upstream/circuit-breaker'
 import type { MirrorFreshness, UpstreamState } from './runtime'
 
 const STATES: readonly UpstreamState[] = ['ok', 'stale', 'unreachable']
@@ -13,10 +15,16 @@ export interface MirrorMetrics {
   ensure(): void
   /** A `serve --sync-from` run ended. */
   runEnded(complete: boolean): void
+  /** The breaker of archives fetched on first download, whose hosts found down the metrics count. */
+  watchBreaker(breaker: CircuitBreaker): void
+  /** An upstream host of archives went down (true) or came back (false). */
+  upstreamChanged(down: boolean): void
 }
 
 export function mirrorMetrics(registry: Registry, freshness: () => MirrorFreshness | undefined, now: () => number): MirrorMetrics {
   let runs: Counter<'result'> | undefined
+  let changes: Counter<'to'> | undefined
+  let breaker: CircuitBreaker | undefined
   const lastSuccess = () => {
     const at = freshness()?.lastSuccessAt
     return at ? Date.parse(at) / 1000 : undefined
@@ -57,6 +65,21 @@ export function mirrorMetrics(registry: Registry, freshness: () => MirrorFreshne
       registers,
     })
     for (const result of ['complete', 'incomplete']) runs.inc({ result }, 0)
+    new Gauge({
+      name: 'registry_mirror_upstream_hosts_down',
+      help: 'Upstream hosts that archive downloads found unreachable and are not asked until a probe finds them back',
+      registers,
+      collect() {
+        this.set(breaker?.down().length ?? 0)
+      },
+    })
+    changes = new Counter({
+      name: 'registry_mirror_upstream_changes_total',
+      help: 'Upstream hosts of archive downloads found unreachable (to="down") and found back by a probe (to="up")',
+      labelNames: ['to'] as const,
+      registers,
+    })
+    for (const to of ['down', 'up']) changes.inc({ to }, 0)
   }
   return {
     ensure() {
@@ -65,6 +88,13 @@ export function mirrorMetrics(registry: Registry, freshness: () => MirrorFreshne
     runEnded(complete) {
       this.ensure()
       runs?.inc({ result: complete ? 'complete' : 'incomplete' })
+    },
+    watchBreaker(b) {
+      breaker = b
+    },
+    upstreamChanged(down) {
+      this.ensure()
+      changes?.inc({ to: down ? 'down' : 'up' })
     },
   }
 }

@@ -1,5 +1,7 @@
 /** What a serving registry needs to act as a mirror: the upstream client for archives fetched on first download, and how fresh the data is. */
+import type { CircuitBreaker } from '../../upstream/circuit-breaker'
 import type { UpstreamHttp } from '../../upstream/http-client'
+import type { LazyUpstream } from './lazy-upstream'
 
 /** `ok`: the last sync succeeded recently; `stale`: it is too long ago (or never was); `unreachable`: the last try could not reach the upstream. */
 export type UpstreamState = 'ok' | 'stale' | 'unreachable'
@@ -14,6 +16,10 @@ export interface MirrorFreshness {
 
 export interface MirrorRuntime {
   http: UpstreamHttp
+  /** Hosts the archive fetches found unreachable, remembered until a probe finds them back. */
+  breaker: CircuitBreaker
+  /** The most a download waits for its archive's fetch. */
+  waitMs: number
   /** Archive fetches in flight, by version id: concurrent first downloads share one fetch. */
   inflight: Map<string, Promise<unknown>>
   /** The mirror's freshness, or undefined when this registry mirrors nothing. */
@@ -23,9 +29,9 @@ export interface MirrorRuntime {
 }
 
 export function createMirrorRuntime(
-  http: UpstreamHttp,
+  lazy: LazyUpstream,
   freshness: () => MirrorFreshness | undefined = () => undefined,
   following?: string,
 ): MirrorRuntime {
-  return { http, inflight: new Map(), freshness, following }
+  return { ...lazy, inflight: new Map(), freshness, following }
 }

@@ -1,0 +1,98 @@
+/**
+ * A remembered recent failure per upstream host, for requests a person waits on (archives fetched on first
+ * download). Once a request finds a host unreachable, requests to it fail at once for `openMs` instead of each
+ * waiting out the network again; then one request probes the host (the others still fail at once) and its outcome
+ * closes the breaker or opens it for another period. A host that answers anything (a 404 included) is up.
+ */
+
+export interface HostDown {
+  /** The host's origin (scheme, host, port): never a path or query, which may carry a signature. */
+  host: string
+  since: Date
+  /** Why the last try failed, for logs (it may name the host; answers say less). */
+  reason: string
+  /** Whether the last try ran out of time rather than failed. */
+  timedOut: boolean
+  /** When the next probe may go; while one is under way, undefined. */
+  retryAt?: Date
+}
+
+/** How an admitted request ended: the host answered, could not be reached, or neither (stopped, our own failure). */
+export type Outcome = { up: true } | { up: false; reason: string; timedOut: boolean } | 'unknown'
+
+/** Go ahead (and say how it went: the probe's outcome decides), or why not. */
+export type Admission = { go: true; settle(outcome: Outcome): void } | { go: false; down: HostDown }
+
+export interface CircuitBreaker {
+  /** Before a request to `url`. */
+  admit(url: string): Admission
+  /** Hosts found down and not back yet. */
+  down(): HostDown[]
+}
+
+export interface BreakerEvents {
+  onDown?(down: HostDown): void
+  onBack?(host: string, downForMs: number): void
+}
+
+interface Open extends HostDown {
+  probing: boolean
+}
+
+/** The origin of a URL (no userinfo, path or query); an unparsable URL is its own host. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return 'invalid-url'
+  }
+}
+
+export function createCircuitBreaker(opts: { openMs: number; now?: () => number } & BreakerEvents): CircuitBreaker {
+  const now = opts.now ?? Date.now
+  const open = new Map<string, Open>()
+  const snapshot = ({ probing, ...o }: Open): HostDown => ({ ...o, retryAt: probing ? undefined : o.retryAt })
+
+  function settle(host: string, probe: boolean, outcome: Outcome) {
+    const o = open.get(host)
+    if (outcome === 'unknown') {
+      if (o && probe) o.probing = false // the probe said nothing: the next request probes again
+      return
+    }
+    if (outcome.up) {
+      if (!o) return
+      open.delete(host)
+      opts.onBack?.(host, now() - o.since.getTime())
+      return
+    }
+    const retryAt = new Date(now() + opts.openMs)
+    if (o) {
+      // Still down: the probe failed (another period), or a request sent before the host went down came back.
+      if (probe) Object.assign(o, { reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probing: false })
+      return
+    }
+    const down: Open = { host, since: new Date(now()), reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probing: false }
+    open.set(host, down)
+    opts.onDown?.(snapshot(down))
+  }
+
+  return {
+    admit(url) {
+      const host = hostOf(url)
+      const o = open.get(host)
+      if (o && (o.probing || now() < o.retryAt!.getTime())) return { go: false, down: snapshot(o) }
+      if (o) o.probing = true
+      const probe = !!o
+      let settled = false
+      return {
+        go: true,
+        settle(outcome) {
+          if (settled) return
+          settled = true
+          settle(host, probe, outcome)
+        },
+      }
+    },
+    down: () => [...open.values()].map(snapshot),
+  }
+}
