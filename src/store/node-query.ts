@@ -21,8 +21,20 @@ function platformMatch(column: string, filter: string, osIndependent: boolean): 
     or ${sql.ref(column)} like ${`%|${key} :: %`} escape '\\')`
 }
 
-function filtered(db: Store, q: NodeQuery) {
-  let query = db.selectFrom('nodes').where('nodes.status', 'in', q.includeBanned ? ['active', 'banned'] : ['active'])
+/** The nodes with their narrow rows of counts (schema 17: every node has one), which hold the list order. */
+const withCounts = (db: Store) => db.selectFrom('nodes').innerJoin('node_downloads', 'node_downloads.node_id', 'nodes.id')
+
+/**
+ * The same, walked in the list order's index (ranking, downloads, id) of the narrow rows: SQLite keeps a CROSS JOIN's
+ * order, so the page stops at its limit instead of sorting every node (the planner, left to itself, sorted).
+ */
+const inListOrder = (db: Store) =>
+  db.selectFrom('node_downloads').crossJoin('nodes').whereRef('nodes.id', '=', 'node_downloads.node_id') as unknown as ReturnType<
+    typeof withCounts
+  >
+
+function filtered(db: Store, q: NodeQuery, from: ReturnType<typeof withCounts>) {
+  let query = from.where('nodes.status', 'in', q.includeBanned ? ['active', 'banned'] : ['active'])
   if (q.search) {
     const p = contains(q.search)
     // The texts' narrow rows are scanned, not the nodes' (store/search-texts.ts), and the publishers matching are
@@ -67,14 +79,22 @@ function filtered(db: Store, q: NodeQuery) {
 }
 
 export async function queryNodeIds(db: Store, q: NodeQuery): Promise<{ ids: string[]; total: number }> {
-  const base = filtered(db, q)
-  const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+  const ordered = !q.search && !q.hostNode && !q.repositoryUrl
+  const base = filtered(db, q, ordered ? inListOrder(db) : withCounts(db))
+  // Counted without the narrow rows: every node has one, and the filters read the nodes' own columns only.
+  const counted = filtered(db, q, db.selectFrom('nodes') as unknown as ReturnType<typeof withCounts>)
+  const count = async () => Number((await counted.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
   let page = base.select('nodes.id')
   if (q.search) {
     page = page.orderBy(sql`case when nodes.normalized_id = ${q.search.toLowerCase()} then 0 else 1 end`)
   }
-  page = page.orderBy('nodes.search_ranking', 'desc').orderBy('nodes.downloads', 'desc').orderBy('nodes.id').offset(q.offset).limit(q.limit)
-  if (!q.search && !q.hostNode && !q.repositoryUrl) {
+  page = page
+    .orderBy('node_downloads.search_ranking', 'desc')
+    .orderBy('node_downloads.downloads', 'desc')
+    .orderBy('node_downloads.node_id')
+    .offset(q.offset)
+    .limit(q.limit)
+  if (ordered) {
     // The list order is an index: the page stops early, and the count reads an index too.
     const [rows, total] = await Promise.all([page.execute(), count()])
     return { ids: rows.map((r) => r.id), total }
@@ -91,12 +111,13 @@ export async function findHostNodeOwner(db: Store, name: string): Promise<string
   const row = await db
     .selectFrom('host_nodes')
     .innerJoin('nodes', 'nodes.latest_version_id', 'host_nodes.version_id')
+    .innerJoin('node_downloads', 'node_downloads.node_id', 'nodes.id')
     .select('nodes.id')
     .where('nodes.latest_version_status', '=', 'active')
     .where('nodes.status', '!=', 'deleted')
     .where(sql<SqlBool>`lower(host_nodes.name) = ${name.toLowerCase()}`)
-    .orderBy('nodes.search_ranking', 'desc')
-    .orderBy('nodes.downloads', 'desc')
+    .orderBy('node_downloads.search_ranking', 'desc')
+    .orderBy('node_downloads.downloads', 'desc')
     .orderBy('nodes.id')
     .executeTakeFirst()
   return row?.id
