@@ -24,7 +24,10 @@ const batches = Number(values.batches)
 const ids = (() => {
   const db = new Database(path, { readonly: true })
   try {
-    return db.query<{ id: string }, []>("select id from nodes where status = 'active'").all().map((r) => r.id)
+    return db
+      .query<{ id: string }, []>("select id from nodes where status = 'active'")
+      .all()
+      .map((r) => r.id)
   } finally {
     db.close()
   }
