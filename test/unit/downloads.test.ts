@@ -58,7 +58,7 @@ describe('download counter', () => {
 
     await counter.flush()
     expect(counter.pending).toBe(0)
-    expect(seen.updates).toBe(1) // one statement for the batch's narrow rows, in one transaction
+    expect(seen.updates).toBe(2) // one statement per node, in one transaction
     const fed = await listChanges(db!, serial, 100)
     expect(fed.map((c) => `${c.kind}:${c.entity_id}`).sort()).toEqual(['node:a', 'node:b'])
     expect(await downloads('a')).toBe(8)
