@@ -47,17 +47,18 @@ export async function appendChanges(
  * at the newer of the two, as when every change of it moved its one row in `changes`. Each side stops at `limit`.
  */
 export async function listChanges(db: Store, since: number, limit: number): Promise<ChangeRow[]> {
+  const [changes, counts] = [sql.table('changes'), sql.table('node_downloads')]
   const { rows } = await sql<ChangeRow>`
     select * from (
-      select c.serial, c.kind, c.entity_id, c.changed_at from changes c
+      select c.serial, c.kind, c.entity_id, c.changed_at from ${changes} c
       where c.serial > ${since} and not (c.kind = 'node' and exists (
-        select 1 from node_downloads d where d.node_id = c.entity_id and d.serial > c.serial))
+        select 1 from ${counts} d where d.node_id = c.entity_id and d.serial > c.serial))
       order by c.serial limit ${limit}) as changed
     union all
     select * from (
-      select d.serial, 'node' as kind, d.node_id as entity_id, d.changed_at from node_downloads d
+      select d.serial, 'node' as kind, d.node_id as entity_id, d.changed_at from ${counts} d
       where d.serial > ${since} and not exists (
-        select 1 from changes c where c.kind = 'node' and c.entity_id = d.node_id and c.serial > d.serial)
+        select 1 from ${changes} c where c.kind = 'node' and c.entity_id = d.node_id and c.serial > d.serial)
       order by d.serial limit ${limit}) as counted
     order by serial limit ${limit}`.execute(db)
   return rows.map((r) => ({ ...r, serial: Number(r.serial) }))
