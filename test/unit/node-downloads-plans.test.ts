@@ -20,6 +20,15 @@ test('a page of the list order walks node_downloads_order and sorts nothing', as
   expect(page).not.toContain('TEMP B-TREE')
 })
 
+test("a keyword's page scans the texts once: each match's count is looked up, not joined", async () => {
+  db = await openStore(':memory:')
+  const plans = (await plansOf(db, (db) => queryNodeIds(db, { offset: 0, limit: 30, includeBanned: false, search: 'upscale' }))).map(
+    (q) => q.plan,
+  )
+  // Joined, SQLite scanned every node's texts a second time after the join (77 -> 112 ms a page at 100,000 nodes).
+  expect(plans.map((p) => p.split('SCAN node_search_keywords').length - 1)).toEqual([1])
+})
+
 test('the feed reads changes and counts each along its serials, a page of each at most', async () => {
   db = await openStore(':memory:')
   const [plan] = (await plansOf(db, (db) => listChanges(db, 100, 50))).map((q) => q.plan)
