@@ -103,7 +103,6 @@ CREATE TABLE nodes (
   translations_json                 TEXT NOT NULL DEFAULT '{}',
   repohost_stars                    INTEGER NOT NULL DEFAULT 0,
   search_ranking                    INTEGER NOT NULL DEFAULT 0,
-  downloads                         INTEGER NOT NULL DEFAULT 0,
   review_count                      INTEGER NOT NULL DEFAULT 0,
   star_total                        INTEGER NOT NULL DEFAULT 0,
   status                            TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'banned', 'deleted')),
@@ -125,8 +124,21 @@ CREATE TABLE nodes (
 );
 CREATE INDEX nodes_publisher ON nodes(publisher_id, id, status);
 CREATE INDEX nodes_updated_at ON nodes(updated_at);
-CREATE INDEX nodes_order ON nodes(search_ranking DESC, downloads DESC, id);
 CREATE INDEX nodes_not_active ON nodes(status) WHERE status != 'active';
+
+-- Each node's download count, in a narrow row that a count rewrites instead of the node's (every node has one).
+-- search_ranking: a copy of the node's, written with it, so that the list order (ranking, downloads, id) is an index
+-- here. serial, changed_at: the feed position of the node's last count (null before its first since schema 17):
+-- counts are fed from here, and the feed lists a node once, at the newer of this serial and its changes row's.
+CREATE TABLE node_downloads (
+  node_id        TEXT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE ON UPDATE CASCADE,
+  search_ranking INTEGER NOT NULL DEFAULT 0,
+  downloads      INTEGER NOT NULL DEFAULT 0,
+  serial         INTEGER,
+  changed_at     TEXT
+);
+CREATE INDEX node_downloads_order ON node_downloads(search_ranking DESC, downloads DESC, node_id);
+CREATE INDEX node_downloads_serial ON node_downloads(serial) WHERE serial IS NOT NULL;
 
 -- Each node's JSON as clients read it, rendered when the node is written: a page of nodes reads one row per node.
 -- Without what changes apart from the node: its download count, its publisher (shown inside it) and whether its

@@ -69,6 +69,10 @@ await pgDb
     })),
   )
   .execute()
+await pgDb
+  .insertInto('node_downloads')
+  .values(Array.from({ length: 1000 }, (_, i) => ({ node_id: `node-${i}` })))
+  .execute()
 
 const bunDb = openPostgres(url.toString()).db
 const rows: Record<string, Record<string, string>> = {}
@@ -99,9 +103,9 @@ for (const [name, db] of [
   const writes = await rate((i) =>
     commitWrite(deps, async (w) => {
       await w.db
-        .updateTable('nodes')
+        .updateTable('node_downloads')
         .set({ downloads: sql`downloads + 1` })
-        .where('id', '=', `node-${i % 1000}`)
+        .where('node_id', '=', `node-${i % 1000}`)
         .execute()
       w.node(`node-${i % 1000}`)
     }),

@@ -62,8 +62,10 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
   const now = '2026-01-01T00:00:00.000Z'
   const insertPublisher = db.prepare('INSERT OR IGNORE INTO publishers (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)')
   const insertNode = db.prepare(`INSERT INTO nodes (id, normalized_id, publisher_id, name, description, author, repository, repository_key,
-    supported_os_json, os_keys, supported_accelerators_json, accelerator_keys, repohost_stars, search_ranking, downloads, status,
-    latest_version_id, latest_version_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
+    supported_os_json, os_keys, supported_accelerators_json, accelerator_keys, repohost_stars, search_ranking, status,
+    latest_version_id, latest_version_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
+  // Its count, and the copy of its ranking the list order's index holds (schema 17).
+  const insertCounts = db.prepare('INSERT INTO node_downloads (node_id, search_ranking, downloads) VALUES (?, ?, ?)')
   const insertVersion = db.prepare(
     'INSERT INTO node_versions (id, node_id, version, status, host_node_extract_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
@@ -84,6 +86,8 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
       const versions = 1 + Math.floor(random() * 20)
       const latestId = crypto.randomUUID()
       const status = random() < 0.01 ? 'banned' : random() < 0.005 ? 'deleted' : 'active'
+      const ranking = random() < 0.03 ? Math.floor(random() * 10) : 0
+      const downloads = Math.floor(base.repohost_stars * random() * 3)
       insertNode.run(
         id,
         id.toLowerCase(),
@@ -98,13 +102,13 @@ export async function seedBenchStore(dir: string, count: number): Promise<void> 
         JSON.stringify(accelerators),
         platformKeys(accelerators),
         base.repohost_stars,
-        random() < 0.03 ? Math.floor(random() * 10) : 0,
-        Math.floor(base.repohost_stars * random() * 3),
+        ranking,
         status,
         latestId,
         now,
         now,
       )
+      insertCounts.run(id, ranking, downloads)
       for (let v = 0; v < versions; v++) {
         const latest = v === versions - 1
         insertVersion.run(latest ? latestId : crypto.randomUUID(), id, `1.${v}.0`, 'active', 'success', now, now)

@@ -13,6 +13,7 @@ import {
   versionIdsTaken,
   versionsOfNodes,
 } from '../store/batch'
+import { insertNodeCounts, setNodeCounts, type NodeCounts } from '../store/node-downloads'
 import { nodeFieldsToColumns } from '../store/nodes'
 import type { ArchiveTable, HostNodeTable, NodeTable, NodeVersionTable } from '../store/schema'
 import { given, instant, upsert, type FixtureStep } from './fixture-apply'
@@ -20,6 +21,9 @@ import type { FixtureArchive, FixtureArchives } from './fixture-archives'
 import { pickLatest } from './latest'
 
 const json = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value))
+
+/** A node's columns without its download count, which lives in its narrow row (schema 17). */
+const withoutCount = <T extends { downloads?: unknown }>({ downloads: _, ...columns }: T) => columns
 
 /** What the store holds for the fixture's nodes, read in a few queries. */
 async function readExisting(step: FixtureStep, nodes: readonly FixtureNode[], fixturePublishers: ReadonlySet<string>) {
@@ -48,6 +52,7 @@ type Existing = Awaited<ReturnType<typeof readExisting>>
 /** Rows to insert, in the order their references need. */
 interface Pending {
   nodes: Insertable<NodeTable>[]
+  counts: NodeCounts[]
   versions: Insertable<NodeVersionTable>[]
   archives: Insertable<ArchiveTable>[]
   hostNodes: Insertable<HostNodeTable>[]
@@ -159,7 +164,7 @@ export async function applyNodes(
 ): Promise<void> {
   const { w, at, problems } = step
   const ex = await readExisting(step, nodes, fixturePublishers)
-  const pending: Pending = { nodes: [], versions: [], archives: [], hostNodes: [], replaceHostNodes: [], nodeUpdates: [] }
+  const pending: Pending = { nodes: [], counts: [], versions: [], archives: [], hostNodes: [], replaceHostNodes: [], nodeUpdates: [] }
   for (const [i, n] of nodes.entries()) {
     const existing = ex.byNormalizedId.get(n.id.toLowerCase())
     if (existing && existing.id !== n.id) {
@@ -193,21 +198,29 @@ export async function applyNodes(
     }
     const created = wanted.created_at ?? at
     const wrote = await upsert(step, existing, wanted, {
-      insert: () =>
+      insert: () => {
+        pending.counts.push({ node_id: n.id, search_ranking: wanted.search_ranking, downloads: wanted.downloads })
         pending.nodes.push({
-          ...wanted,
+          ...withoutCount(wanted),
           id: n.id,
           normalized_id: n.id.toLowerCase(),
           publisher_id: publisher,
           name: columns.name ?? n.id,
           created_at: created,
           updated_at: created,
+        })
+      },
+      update: async (changes) =>
+        void pending.nodeUpdates.push(async () => {
+          // The count lives in the node's narrow row (schema 17), with a copy of its ranking.
+          await updateById(w.db, 'nodes', n.id, withoutCount(changes))
+          await setNodeCounts(w.db, n.id, changes)
         }),
-      update: async (changes) => void pending.nodeUpdates.push(() => updateById(w.db, 'nodes', n.id, changes)),
     })
     if (wrote) w.node(n.id)
   }
   await insertRows(w.db, 'nodes', pending.nodes)
+  await insertNodeCounts(w.db, pending.counts)
   await insertRows(w.db, 'node_versions', pending.versions)
   for (const update of pending.nodeUpdates) await update()
   await insertRows(w.db, 'archives', pending.archives)

@@ -1,6 +1,7 @@
 /** Reads and writes of many rows at once (a fixture, and later other bulk loads): lookups by key lists, chunked inserts. */
 import type { Insertable } from 'kysely'
 import type { Store } from './db'
+import { selectNodes } from './nodes'
 import type { DB } from './schema'
 
 /** Keys per `in (...)` list, and bound values per statement: well under SQLite's limit of 32,766. */
@@ -74,7 +75,7 @@ export const publisherTokensByHashes = (db: Store, hashes: readonly string[]) =>
 
 /** Nodes by their lower-cased ids (node ids are unique ignoring case). */
 export const nodesByNormalizedIds = (db: Store, normalizedIds: readonly string[]) =>
-  inChunks(normalizedIds, (chunk) => db.selectFrom('nodes').selectAll().where('normalized_id', 'in', chunk).execute())
+  inChunks(normalizedIds, (chunk) => selectNodes(db).where('nodes.normalized_id', 'in', chunk).execute())
 
 export const versionsOfNodes = (db: Store, nodeIds: readonly string[]) =>
   inChunks(nodeIds, (chunk) => db.selectFrom('node_versions').selectAll().where('node_id', 'in', chunk).execute())

@@ -5,6 +5,22 @@ import { dialectOf, postgresClient, type Store } from './db'
 import type { AuditLogTable, ChangeKind, ChangeRow } from './schema'
 import type { Insertable } from 'kysely'
 
+/**
+ * Takes `n` serials (a contiguous range, the last of which it returns) for this transaction's entries. Updating the
+ * one counter row locks it until commit, so serials follow commit order on every dialect.
+ */
+export async function reserveSerials(db: Store, n: number): Promise<{ first: number; last: number }> {
+  const { last_serial } = await db
+    .updateTable('registry_instance')
+    .set((eb) => ({ last_serial: eb('last_serial', '+', n) }))
+    .where('id', '=', 1)
+    .returning('last_serial')
+    .executeTakeFirstOrThrow()
+  // Other instances on PostgreSQL hear of it at commit (not before: NOTIFY waits for the transaction) and look sooner.
+  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(db)
+  return { first: Number(last_serial) - n + 1, last: Number(last_serial) }
+}
+
 /** Gives each entity the next serial; an entity already in the feed moves to its new serial (one row per entity). */
 /** Appends the entities; returns the serials they were given (a contiguous range), none when there were none. */
 export async function appendChanges(
@@ -13,17 +29,8 @@ export async function appendChanges(
   now: string,
 ): Promise<{ first: number; last: number } | undefined> {
   if (!entities.length) return undefined
-  // Updating the one counter row locks it until commit, so serials follow commit order on every dialect.
-  const { last_serial } = await db
-    .updateTable('registry_instance')
-    .set((eb) => ({ last_serial: eb('last_serial', '+', entities.length) }))
-    .where('id', '=', 1)
-    .returning('last_serial')
-    .executeTakeFirstOrThrow()
-  const first = Number(last_serial) - entities.length + 1
-  // Other instances on PostgreSQL hear of it at commit (not before: NOTIFY waits for the transaction) and look sooner.
-  if (dialectOf(db) === 'postgres') await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(db)
-  const rows = entities.map((e, i) => ({ serial: first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
+  const serials = await reserveSerials(db, entities.length)
+  const rows = entities.map((e, i) => ({ serial: serials.first + i, kind: e.kind, entity_id: e.id, changed_at: now }))
   // Without a query tree per row: a sync's batch appends thousands.
   await insertRows(
     db,
@@ -31,12 +38,30 @@ export async function appendChanges(
     rows,
     'on conflict (kind, entity_id) do update set serial = excluded.serial, changed_at = excluded.changed_at',
   )
-  return { first, last: Number(last_serial) }
+  return serials
 }
 
-/** Entities changed after `since`, oldest change first. */
-export function listChanges(db: Store, since: number, limit: number): Promise<ChangeRow[]> {
-  return db.selectFrom('changes').selectAll().where('serial', '>', since).orderBy('serial').limit(limit).execute()
+/**
+ * Entities changed after `since`, oldest change first. A node's download counts are fed from its narrow row (schema
+ * 17: node_downloads.serial, the serial of its last count), its other changes from `changes`; a node is listed once,
+ * at the newer of the two, as when every change of it moved its one row in `changes`. Each side stops at `limit`.
+ */
+export async function listChanges(db: Store, since: number, limit: number): Promise<ChangeRow[]> {
+  const [changes, counts] = [sql.table('changes'), sql.table('node_downloads')]
+  const { rows } = await sql<ChangeRow>`
+    select * from (
+      select c.serial, c.kind, c.entity_id, c.changed_at from ${changes} c
+      where c.serial > ${since} and not (c.kind = 'node' and exists (
+        select 1 from ${counts} d where d.node_id = c.entity_id and d.serial > c.serial))
+      order by c.serial limit ${limit}) as changed
+    union all
+    select * from (
+      select d.serial, 'node' as kind, d.node_id as entity_id, d.changed_at from ${counts} d
+      where d.serial > ${since} and not exists (
+        select 1 from ${changes} c where c.kind = 'node' and c.entity_id = d.node_id and c.serial > d.serial)
+      order by d.serial limit ${limit}) as counted
+    order by serial limit ${limit}`.execute(db)
+  return rows.map((r) => ({ ...r, serial: Number(r.serial) }))
 }
 
 export async function feedPosition(db: Store): Promise<{ instanceId: string; lastSerial: number }> {

@@ -1,7 +1,9 @@
 /** Nodes: lookups, the columns a publish writes, counters. */
 import { platformKeys, repositoryKey } from '../domain/platform'
+import { sql } from 'kysely'
 import { breathe } from './bulk'
 import type { Store } from './db'
+import { insertNodeCounts, setCountedRanking } from './node-downloads'
 import { prepared, preparedList } from './prepared'
 import type { Expression, ExpressionBuilder, SqlBool, Updateable } from 'kysely'
 import type { DB, NodeRow, NodeTable, VersionRow } from './schema'
@@ -56,23 +58,32 @@ export function nodeFieldsToColumns(f: NodeFields): NodeColumns {
   return cols
 }
 
-const nodeByNormalizedId = prepared<{ id: string }, NodeRow>((db, p) =>
-  db.selectFrom('nodes').selectAll().where('normalized_id', '=', p.id),
-)
+/**
+ * Nodes as read: their rows with their download counts, which live in narrow rows of their own (node_downloads, which
+ * a count rewrites instead of the node's). A node without its narrow row reads 0.
+ */
+export const selectNodes = (db: Store) =>
+  db
+    .selectFrom('nodes')
+    .leftJoin('node_downloads', 'node_downloads.node_id', 'nodes.id')
+    .selectAll('nodes')
+    .select(sql<number>`coalesce(node_downloads.downloads, 0)`.as('downloads'))
+
+const nodeByNormalizedId = prepared<{ id: string }, NodeRow>((db, p) => selectNodes(db).where('nodes.normalized_id', '=', p.id))
 
 /** Case-insensitive: node ids are unique ignoring case. */
 export async function findNode(db: Store, id: string): Promise<NodeRow | undefined> {
   return (await nodeByNormalizedId(db, { id: id.toLowerCase() }))[0]
 }
 
-const nodesByIds = preparedList<{}, NodeRow>((db, _p, ids) => db.selectFrom('nodes').selectAll().where('id', 'in', ids))
+const nodesByIds = preparedList<{}, NodeRow>((db, _p, ids) => selectNodes(db).where('nodes.id', 'in', ids))
 
 export function listNodesByIds(db: Store, ids: readonly string[]): Promise<NodeRow[]> {
   return nodesByIds(db, {}, ids)
 }
 
 const countsByIds = preparedList<{}, { id: string; downloads: number }>((db, _p, ids) =>
-  db.selectFrom('nodes').select(['id', 'downloads']).where('id', 'in', ids),
+  db.selectFrom('node_downloads').select(['node_id as id', 'downloads']).where('node_id', 'in', ids),
 )
 
 /** The download counts of these nodes, as stored. */
@@ -86,12 +97,10 @@ export function listNodesOfPublisher(
   opts: { includeBanned: boolean; offset: number; limit: number },
 ): Promise<NodeRow[]> {
   const statuses: NodeRow['status'][] = opts.includeBanned ? ['active', 'banned'] : ['active']
-  return db
-    .selectFrom('nodes')
-    .selectAll()
-    .where('publisher_id', '=', publisherId)
-    .where('status', 'in', statuses)
-    .orderBy('id')
+  return selectNodes(db)
+    .where('nodes.publisher_id', '=', publisherId)
+    .where('nodes.status', 'in', statuses)
+    .orderBy('nodes.id')
     .offset(opts.offset)
     .limit(opts.limit)
     .execute()
@@ -111,6 +120,7 @@ const newNodeRow = (node: NewNode) => ({
 
 export async function insertNode(db: Store, node: NewNode): Promise<void> {
   await db.insertInto('nodes').values(newNodeRow(node)).execute()
+  await insertNodeCounts(db, [{ node_id: node.id }])
 }
 
 /**
@@ -124,6 +134,7 @@ export async function insertNodeUnlessTaken(db: Store, node: NewNode): Promise<b
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .execute()
+  if (rows.length) await insertNodeCounts(db, [{ node_id: node.id }])
   return rows.length > 0
 }
 
@@ -273,4 +284,5 @@ export async function updateAdminNodeFields(
     .set({ ...cols, updated_at: now })
     .where('id', '=', id)
     .execute()
+  if (fields.search_ranking !== undefined) await setCountedRanking(db, id, fields.search_ranking)
 }

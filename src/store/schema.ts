@@ -86,7 +86,6 @@ export interface NodeTable {
   translations_json: Generated<string>
   repohost_stars: Generated<number>
   search_ranking: Generated<number>
-  downloads: Generated<number>
   review_count: Generated<number>
   star_total: Generated<number>
   status: Generated<'active' | 'banned' | 'deleted'>
@@ -105,6 +104,18 @@ export interface NodeTable {
   /** The publisher the upstream last gave it: a node whose owner differs was claimed here. */
   mirror_owner: Generated<string>
   mirror_checked_at: Generated<string>
+}
+
+/**
+ * A node's download count in a narrow row: a count rewrites this row only (schema.sql says what each column holds).
+ * Every node has one; its search_ranking is a copy of the node's, written with it.
+ */
+export interface NodeDownloadsTable {
+  node_id: string
+  search_ranking: Generated<number>
+  downloads: Generated<number>
+  serial: Generated<number | null>
+  changed_at: Generated<string | null>
 }
 
 /** A node's rendered JSON, less what changes apart from it (schema.sql says what each column holds). */
@@ -306,6 +317,7 @@ export interface DB {
   publisher_members: PublisherMemberTable
   publisher_tokens: PublisherTokenTable
   nodes: NodeTable
+  node_downloads: NodeDownloadsTable
   node_documents: NodeDocumentTable
   node_search_keywords: NodeSearchKeywordsTable
   node_search_host_names: NodeSearchHostNamesTable
@@ -332,7 +344,8 @@ export type AccessTokenRow = Selectable<AccessTokenTable>
 export type PublisherRow = Selectable<PublisherTable>
 export type MemberRow = Selectable<PublisherMemberTable>
 export type PublisherTokenRow = Selectable<PublisherTokenTable>
-export type NodeRow = Selectable<NodeTable>
+/** A node as read: its row, and its download count from its narrow row (store/nodes.ts `selectNodes`). */
+export type NodeRow = Selectable<NodeTable> & { downloads: number }
 export type VersionRow = Selectable<NodeVersionTable>
 export type NewVersionRow = Insertable<NodeVersionTable>
 export type ArchiveRow = Selectable<ArchiveTable>

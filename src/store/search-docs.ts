@@ -25,6 +25,7 @@ function docQuery(db: Store) {
   return db
     .selectFrom('nodes')
     .innerJoin('publishers', 'publishers.id', 'nodes.publisher_id')
+    .leftJoin('node_downloads', 'node_downloads.node_id', 'nodes.id')
     .select([
       'nodes.id',
       'nodes.status',
@@ -38,7 +39,7 @@ function docQuery(db: Store) {
       'nodes.os_keys',
       'nodes.accelerator_keys',
       'nodes.search_ranking',
-      'nodes.downloads',
+      sql<number>`coalesce(node_downloads.downloads, 0)`.as('downloads'),
       'nodes.updated_at',
       // One indexed lookup per node; names never contain a newline (they are Python string keys on one line).
       sql<string | null>`case when nodes.latest_version_status = 'active' then

@@ -47,7 +47,7 @@ describeOnBackends('a download-count flush whose commit answer is lost', () => {
     expect(proxy.answersLost()).toBe(1) // the commit's answer was dropped
     await counter.flush() // the next second's flush
     await counter.flush()
-    const [row] = await direct`select downloads from nodes where id = 'pack'`
+    const [row] = await direct`select downloads from node_downloads where node_id = 'pack'`
     expect(Number(row.downloads)).toBe(5)
     expect(t.logs.some((l) => l.includes('downloads.flush_outcome_unknown'))).toBe(true)
   }, 20_000)

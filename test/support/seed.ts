@@ -54,7 +54,6 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
       supported_accelerators_json: JSON.stringify(n.accelerators ?? []),
       accelerator_keys: platformKeys(n.accelerators ?? []),
       search_ranking: n.ranking ?? 0,
-      downloads: n.downloads ?? 0,
       status: n.status ?? 'active',
       latest_version_id: versions[i]!,
       latest_version_status: n.versionStatus ?? 'active',
@@ -74,6 +73,13 @@ export async function seedNodes(db: Store, nodes: SeedNode[]): Promise<void> {
       await trx
         .insertInto('nodes')
         .values(nodeRows.slice(i, i + CHUNK))
+        .execute()
+    // Each node's narrow row of counts, with the copy of its ranking the list order reads (schema 17).
+    const countRows = nodes.map((n) => ({ node_id: n.id, search_ranking: n.ranking ?? 0, downloads: n.downloads ?? 0 }))
+    for (let i = 0; i < countRows.length; i += CHUNK)
+      await trx
+        .insertInto('node_downloads')
+        .values(countRows.slice(i, i + CHUNK))
         .execute()
     for (let i = 0; i < versionRows.length; i += CHUNK)
       await trx

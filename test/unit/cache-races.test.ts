@@ -137,7 +137,7 @@ describe('download counts in the index', () => {
     await search.warm()
     await setDescription(base, 'a', 'flywheel')
     plugin = interleave(/"nodes"/, async () => {
-      await base.updateTable('nodes').set({ downloads: 42 }).where('id', '=', 'a').execute()
+      await base.updateTable('node_downloads').set({ downloads: 42 }).where('node_id', '=', 'a').execute()
       await search.countsChanged(new Map([['a', 42]]))
     })
     await search.nodesChanged(['a'])

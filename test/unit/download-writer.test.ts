@@ -31,11 +31,11 @@ afterEach(async () => {
   dirs.cleanup()
 })
 
-/** A handle on `db` that counts the updates of the nodes table sent through it (this process's own handle). */
+/** A handle on `db` that counts the updates of the nodes' counts sent through it (this process's own handle). */
 function watchNodeWrites(db: Store) {
   const seen = { updates: 0 }
   const store = watchQueries(db, (query) => {
-    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'nodes')) seen.updates++
+    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'node_downloads')) seen.updates++
   })
   return { seen, store }
 }
@@ -78,7 +78,7 @@ async function world(writerPath?: (file: string) => string) {
   const deps = { db, search, nodeJson, log: silentLog, now: () => new Date('2026-01-01T00:00:00Z') }
   const counter = createDownloadCounter(deps, writer)
   const stored = async (id: string) =>
-    (await base.selectFrom('nodes').select('downloads').where('id', '=', id).executeTakeFirstOrThrow()).downloads
+    (await base.selectFrom('node_downloads').select('downloads').where('node_id', '=', id).executeTakeFirstOrThrow()).downloads
   const served = async (id: string) => JSON.parse((await nodeJson.render([id]))[0]!).downloads as number
   return { path, base, db, deps, seen, writer, counter, search, nodeJson, stored, served }
 }

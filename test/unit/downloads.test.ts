@@ -15,12 +15,12 @@ afterEach(async () => {
   db = undefined
 })
 
-/** A handle on `db` that counts the statements that read or write the nodes table; `failUpdates` makes updates of it throw. */
+/** A handle on `db` that counts reads of the nodes table and updates of their counts; `failUpdates` makes those throw. */
 function watch(db: Store) {
   const seen = { selects: 0, updates: 0, failUpdates: 0 }
   const store = watchQueries(db, (query) => {
     if (readsTable(query, 'nodes')) seen.selects++
-    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'nodes')) {
+    if (query.kind === 'UpdateQueryNode' && namesTable(query, 'node_downloads')) {
       seen.updates++
       if (seen.failUpdates > 0) {
         seen.failUpdates--
@@ -119,7 +119,7 @@ describe('download counter', () => {
     await counter.flush()
     expect(counter.pending).toBe(0)
     await counter.flush()
-    const stored = await db!.selectFrom('nodes').select('downloads').where('id', '=', 'a').executeTakeFirstOrThrow()
+    const stored = await db!.selectFrom('node_downloads').select('downloads').where('node_id', '=', 'a').executeTakeFirstOrThrow()
     expect(stored.downloads).toBe(6)
     // The cached and served count took it all the same.
     expect(JSON.parse((await nodeJson.render(['a']))[0]!).downloads).toBe(6)

@@ -10,6 +10,7 @@ import { holdsNul, nulPath } from '../../domain/nul'
 import { breathe, insertRows, selectIn } from '../../store/bulk'
 import type { Store } from '../../store/db'
 import { ENTITY_TABLE, touchOrigins, type MirrorColumnValues } from '../../store/mirror-entities'
+import { insertNodeCounts, setNodeCounts, type NodeCounts } from '../../store/node-downloads'
 import type { NodeRow, PublisherRow } from '../../store/schema'
 import type { HeldIntent } from '../blob-intent'
 import { commitWrite, type Write } from '../changes'
@@ -133,13 +134,15 @@ async function writeMirrored(
     await keepOrigin(b, kind, id, cur, mirror)
     return false
   }
+  // A node's count lives in its narrow row (schema 17), with a copy of its ranking: written apart, by the caller.
+  const { downloads: _, ...columns } = row as typeof row & { downloads?: number }
   if (cur)
     await b.w.db
       .updateTable(ENTITY_TABLE[kind])
-      .set({ ...row, ...mirror })
+      .set({ ...columns, ...mirror })
       .where('id', '=', id)
       .execute()
-  else inserts.push({ ...row, ...mirror })
+  else inserts.push({ ...columns, ...mirror })
   return true
 }
 
@@ -148,13 +151,14 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
     (
       await selectIn<NodeRow>(
         b.w.db,
-        'select * from nodes',
+        'select nodes.*, coalesce(node_downloads.downloads, 0) as downloads from nodes left join node_downloads on node_downloads.node_id = nodes.id',
         'normalized_id',
         items.map((n) => n.id.toLowerCase()),
       )
     ).map((n) => [n.normalized_id, n]),
   )
   const inserts: Record<string, unknown>[] = []
+  const newCounts: NodeCounts[] = []
   // Ids in this batch by their lower case: the first of two differing only in case is kept, as one stored would be.
   const batchIds = new Map<string, string>()
   for (const n of lastById(items)) {
@@ -176,11 +180,15 @@ async function applyNodes(b: Batch, items: NodeItem[], publishers: Set<string>):
       const owner = cur && origin && cur.publisher_id !== origin.mirror_owner ? cur.publisher_id : n.publisher_id
       const row = nodeRow(n, owner, keptStatus(cur, origin, n.status), b.w.now, cur)
       if (!(await writeMirrored(b, 'node', n.id, cur, row, mirrorColumns(b, n.status, n.publisher_id), inserts))) continue
+      const counts = { node_id: n.id, search_ranking: row.search_ranking, downloads: row.downloads }
+      if (cur) await setNodeCounts(b.w.db, n.id, counts)
+      else newCounts.push(counts)
       b.w.node(n.id)
       b.result.changed.nodes++
     }
   }
   await insertRows(b.w.db, 'nodes', inserts)
+  await insertNodeCounts(b.w.db, newCounts)
 }
 
 type TombstoneRow = MirrorColumnValues & { id: string; status: string; node_id?: string }

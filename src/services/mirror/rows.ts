@@ -67,7 +67,7 @@ export function nodeRow(n: NodeItem, owner: string, status: NodeItem['status'], 
     status_detail: n.status_detail,
     created_at: createdAt(n, current, now),
     updated_at: now,
-  } satisfies Insertable<NodeTable>
+  } satisfies Insertable<NodeTable> & { downloads: number }
 }
 
 export function versionRow(v: VersionItem, status: VersionItem['status'], now: string, current?: { created_at: string }) {

@@ -15,6 +15,7 @@ import * as searchTexts from './013-search-texts'
 import * as memberIds from './014-member-ids'
 import * as reviewTotals from './015-review-totals'
 import * as blobIntents from './016-blob-intents'
+import * as nodeDownloads from './017-node-downloads'
 import type { Migration } from './migration'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'publisher memberships get UUIDs', up: memberIds.up },
   { version: 15, name: 'review totals that do not match their reviews computed again', up: reviewTotals.up },
   { version: 16, name: 'blob intents; archives found by their SHA-256', up: blobIntents.up },
+  { version: 17, name: 'download counts in a narrow table, fed from there', up: nodeDownloads.up },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
