@@ -285,24 +285,42 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     }
   }
 
-  /** The tries of one request, each given how long it may wait for headers. */
+  /**
+   * The tries of one request, each given how long it may wait for headers. The deadline is the upstream's time: it
+   * starts when the first try gets its slot, not while the request waits behind our own transfers and rate (its
+   * caller bounds that wait), which a try left with no time would blame on the host as a timeout.
+   */
   async function tries<T>(url: string, run: (headersWithinMs: number) => Promise<T>, stop: AbortSignal | undefined): Promise<T> {
-    const deadline = o.deadlineMs === undefined ? Infinity : performance.now() + o.deadlineMs
+    let deadline = Infinity
     const left = () => Math.max(1, Math.round(Math.min(o.timeoutMs, deadline - performance.now())))
+    let last: Transient | undefined
     for (let n = 1; ; n++) {
+      let late = false
       try {
-        return await limit(() => paced(() => run(left()), stop))
+        return await limit(() =>
+          paced(() => {
+            if (n === 1 && o.deadlineMs !== undefined) deadline = performance.now() + o.deadlineMs
+            if (last && performance.now() >= deadline) {
+              late = true // a retry whose slot came after the deadline: not tried
+              throw last
+            }
+            return run(left())
+          }, stop),
+        )
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
+        last = err
+        const tried = plural(late ? n - 1 : n, 'try', 'tries')
         const gaveUp = (why: string) => new UpstreamError('unreachable', `${url}: ${why}`, undefined, err.timedOut)
-        if (n >= o.attempts) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')})`)
+        if (late) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
+        if (n >= o.attempts) throw gaveUp(`${err.message} (after ${tried})`)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
           throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
         }
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
-        if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')}, out of time)`)
+        if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
         o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
         await wait(waitMs, stop)
       }
