@@ -20,8 +20,12 @@ export interface HostDown {
 /** How an admitted request ended: the host answered, could not be reached, or neither (stopped, our own failure). */
 export type Outcome = { up: true } | { up: false; reason: string; timedOut: boolean } | 'unknown'
 
-/** Go ahead (and say how it went: the probe's outcome decides), or why not. */
-export type Admission = { go: true; settle(outcome: Outcome): void } | { go: false; down: HostDown }
+/**
+ * Go ahead (and say how it went: the probe's outcome decides), or why not. `answered`: the host has answered (the
+ * headers came), which closes the breaker at once, as a probe's body may take minutes; the request then counts as
+ * any other, so a body that stalls or drips after that still finds the host down.
+ */
+export type Admission = { go: true; answered(): void; settle(outcome: Outcome): void } | { go: false; down: HostDown }
 
 export interface CircuitBreaker {
   /** Before a request to `url`. */
@@ -82,10 +86,15 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
       const o = open.get(host)
       if (o && (o.probing || now() < o.retryAt!.getTime())) return { go: false, down: snapshot(o) }
       if (o) o.probing = true
-      const probe = !!o
+      let probe = !!o
       let settled = false
       return {
         go: true,
+        answered() {
+          if (settled || !probe) return
+          settle(host, true, { up: true })
+          probe = false
+        },
         settle(outcome) {
           if (settled) return
           settled = true
