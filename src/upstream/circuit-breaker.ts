@@ -20,8 +20,12 @@ export interface HostDown {
 /** How an admitted request ended: the host answered, could not be reached, or neither (stopped, our own failure). */
 export type Outcome = { up: true } | { up: false; reason: string; timedOut: boolean } | 'unknown'
 
-/** Go ahead (and say how it went: the probe's outcome decides), or why not. */
-export type Admission = { go: true; settle(outcome: Outcome): void } | { go: false; down: HostDown }
+/**
+ * Go ahead (and say how it went: the probe's outcome decides), or why not. `answered`: the host has answered (the
+ * headers came), which closes the breaker at once, as a probe's body may take minutes; the request then counts as
+ * any other, so a body that stalls or drips after that still finds the host down.
+ */
+export type Admission = { go: true; answered(): void; settle(outcome: Outcome): void } | { go: false; down: HostDown }
 
 export interface CircuitBreaker {
   /** Before a request to `url`. */
@@ -48,9 +52,20 @@ export function hostOf(url: string): string {
   }
 }
 
+/**
+ * A host found down and not asked for this many open periods after its probe was due is forgotten: nothing says
+ * it is still down, and the upstream names any number of hosts (each would stay in memory and in the gauge of
+ * hosts down for good). Asked again, it is tried as any host.
+ */
+export const FORGET_AFTER_PERIODS = 10
+
 export function createCircuitBreaker(opts: { openMs: number; now?: () => number } & BreakerEvents): CircuitBreaker {
   const now = opts.now ?? Date.now
   const open = new Map<string, Open>()
+  const forgotten = (o: Open) => !o.probing && now() - o.retryAt!.getTime() >= FORGET_AFTER_PERIODS * opts.openMs
+  const forgetStale = () => {
+    for (const [host, o] of open) if (forgotten(o)) open.delete(host)
+  }
   const snapshot = ({ probing, ...o }: Open): HostDown => ({ ...o, retryAt: probing ? undefined : o.retryAt })
 
   function settle(host: string, probe: boolean, outcome: Outcome) {
@@ -72,6 +87,7 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
       return
     }
     const down: Open = { host, since: new Date(now()), reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probing: false }
+    forgetStale() // as a host goes down (rare, and after a wait on the network): never on a request's way
     open.set(host, down)
     opts.onDown?.(snapshot(down))
   }
@@ -79,13 +95,22 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
   return {
     admit(url) {
       const host = hostOf(url)
-      const o = open.get(host)
+      let o = open.get(host)
+      if (o && forgotten(o)) {
+        open.delete(host)
+        o = undefined
+      }
       if (o && (o.probing || now() < o.retryAt!.getTime())) return { go: false, down: snapshot(o) }
       if (o) o.probing = true
-      const probe = !!o
+      let probe = !!o
       let settled = false
       return {
         go: true,
+        answered() {
+          if (settled || !probe) return
+          settle(host, true, { up: true })
+          probe = false
+        },
         settle(outcome) {
           if (settled) return
           settled = true
@@ -93,6 +118,9 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
         },
       }
     },
-    down: () => [...open.values()].map(snapshot),
+    down() {
+      forgetStale()
+      return [...open.values()].map(snapshot)
+    },
   }
 }

@@ -85,6 +85,12 @@ const FINAL_UPSTREAM_CODES = new Set(['upstream_failed', 'upstream_timeout', 'ar
 /** Of such an answer's message, what is said on: enough to say why, not an upstream's essay. */
 const MAX_RELAYED_MESSAGE = 300
 
+/** One try's bounds: how long it may wait for headers, and whom to tell once the host has answered. */
+interface Try {
+  headersWithinMs: number
+  answered(): void
+}
+
 /** A failure worth another try. */
 class Transient extends Error {
   constructor(
@@ -243,7 +249,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     pace: Pace,
     use: (res: Response, body: ReadableStream<Uint8Array>) => Promise<T>,
     stop: AbortSignal | undefined,
-    headersWithinMs: number,
+    { headersWithinMs, answered }: Try,
   ) {
     if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
     const controller = new AbortController()
@@ -278,6 +284,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         res.body?.cancel().catch(() => {})
         throw new UpstreamError('status', `HTTP ${res.status} from ${url}`, res.status)
       }
+      answered()
       const body = res.body ? guardedBody(res, o.timeoutMs, pace, () => controller.abort()) : new Blob([]).stream()
       return await use(res, body)
     } finally {
@@ -285,24 +292,42 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     }
   }
 
-  /** The tries of one request, each given how long it may wait for headers. */
-  async function tries<T>(url: string, run: (headersWithinMs: number) => Promise<T>, stop: AbortSignal | undefined): Promise<T> {
-    const deadline = o.deadlineMs === undefined ? Infinity : performance.now() + o.deadlineMs
+  /**
+   * The tries of one request, each given how long it may wait for headers. The deadline is the upstream's time: it
+   * starts when the first try gets its slot, not while the request waits behind our own transfers and rate (its
+   * caller bounds that wait), which a try left with no time would blame on the host as a timeout.
+   */
+  async function tries<T>(url: string, run: (t: Try) => Promise<T>, stop: AbortSignal | undefined, answered: () => void): Promise<T> {
+    let deadline = Infinity
     const left = () => Math.max(1, Math.round(Math.min(o.timeoutMs, deadline - performance.now())))
+    let last: Transient | undefined
     for (let n = 1; ; n++) {
+      let late = false
       try {
-        return await limit(() => paced(() => run(left()), stop))
+        return await limit(() =>
+          paced(() => {
+            if (n === 1 && o.deadlineMs !== undefined) deadline = performance.now() + o.deadlineMs
+            if (last && performance.now() >= deadline) {
+              late = true // a retry whose slot came after the deadline: not tried
+              throw last
+            }
+            return run({ headersWithinMs: left(), answered })
+          }, stop),
+        )
       } catch (err) {
         if (!(err instanceof Transient)) throw err
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
+        last = err
+        const tried = plural(late ? n - 1 : n, 'try', 'tries')
         const gaveUp = (why: string) => new UpstreamError('unreachable', `${url}: ${why}`, undefined, err.timedOut)
-        if (n >= o.attempts) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')})`)
+        if (late) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
+        if (n >= o.attempts) throw gaveUp(`${err.message} (after ${tried})`)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
           throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
         }
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
-        if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${plural(n, 'try', 'tries')}, out of time)`)
+        if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
         o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
         await wait(waitMs, stop)
       }
@@ -310,11 +335,13 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
   }
 
   /** A request's tries, unless the breaker knows its host to be down; how they ended tells the breaker. */
-  async function withRetries<T>(url: string, run: (headersWithinMs: number) => Promise<T>, stop = o.signal): Promise<T> {
+  async function withRetries<T>(url: string, run: (t: Try) => Promise<T>, stop = o.signal): Promise<T> {
     const admission = o.breaker?.admit(url)
     if (admission && !admission.go) throw new UpstreamDown(url, admission.down)
+    // A probe's body may take minutes: its host is back at the answer's headers, others turned away till then.
+    const answered = () => admission?.answered()
     try {
-      const result = await tries(url, run, stop)
+      const result = await tries(url, run, stop, answered)
       admission?.settle({ up: true })
       return result
     } catch (err) {
@@ -335,14 +362,14 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       const stop = opts.signal && o.signal ? AbortSignal.any([o.signal, opts.signal]) : (opts.signal ?? o.signal)
       const parsed = await withRetries(
         url,
-        (headersWithinMs) =>
+        (t) =>
           attempt(
             url,
             { accept: 'application/json' },
             jsonPace(o.timeoutMs),
             (_res, body) => readJson(body, opts.maxBytes ?? 64 * 1024 * 1024),
             stop,
-            headersWithinMs,
+            t,
           ),
         stop,
       )
@@ -352,8 +379,8 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       return result.output
     },
     download(url, consume, opts = {}) {
-      return withRetries(url, (headersWithinMs) =>
-        attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), o.signal, headersWithinMs),
+      return withRetries(url, (t) =>
+        attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), o.signal, t),
       )
     },
   }
