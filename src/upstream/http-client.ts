@@ -85,6 +85,9 @@ const FINAL_UPSTREAM_CODES = new Set(['upstream_failed', 'upstream_timeout', 'ar
 /** Of such an answer's message, what is said on: enough to say why, not an upstream's essay. */
 const MAX_RELAYED_MESSAGE = 300
 
+/** The runtime's errors for redirects it will not follow: too many of them, or to a scheme other than http(s). */
+const REDIRECTS_REFUSED = new Set(['TooManyRedirects', 'UnsupportedRedirectProtocol'])
+
 /** A failure worth another try. */
 class Transient extends Error {
   constructor(
@@ -257,6 +260,11 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       stop?.removeEventListener('abort', onAbort)
       if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
       if (controller.signal.aborted) throw new Transient(`no answer within ${headersWithinMs} ms`, undefined, true)
+      // The host answered, with redirects that lead nowhere: asking again gets the same (a loop costs 100-odd requests).
+      const code = (err as { code?: unknown }).code
+      if (typeof code === 'string' && REDIRECTS_REFUSED.has(code)) {
+        throw new UpstreamError('invalid', `${url}: the upstream's redirects were refused (${code})`)
+      }
       throw new Transient(`cannot connect: ${(err as Error).message}`)
     } finally {
       clearTimeout(timer)
