@@ -330,7 +330,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         !(err instanceof UpstreamError) || err.kind === 'aborted'
           ? 'unknown'
           : err.kind === 'unreachable'
-            ? { up: false, reason: err.message.replace(`${url}: `, ''), timedOut: err.timedOut } // a URL may carry a signature
+            ? { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
             : { up: true }, // it answered: a 4xx, or a reply we refuse
       )
       throw err
@@ -368,6 +368,11 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
 }
 
 export const isTransient = (err: unknown) => err instanceof Transient
+
+/** A failure's message for the breaker (and the log) without the URL, which may carry a signature; the runtime's names it. */
+function withoutUrl(message: string, url: string): string {
+  return message.replace(`${url}: `, '').replaceAll(url, 'the URL')
+}
 
 /** The error for a reply that is not what the schema says, naming the first issue. */
 export function invalidReply(url: string, issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): UpstreamError {
