@@ -91,6 +91,9 @@ interface Try {
   answered(): void
 }
 
+/** The runtime's errors for redirects it will not follow: too many of them, or to a scheme other than http(s). */
+const REDIRECTS_REFUSED = new Set(['TooManyRedirects', 'UnsupportedRedirectProtocol'])
+
 /** A failure worth another try. */
 class Transient extends Error {
   constructor(
@@ -263,6 +266,11 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       stop?.removeEventListener('abort', onAbort)
       if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
       if (controller.signal.aborted) throw new Transient(`no answer within ${headersWithinMs} ms`, undefined, true)
+      // The host answered, with redirects that lead nowhere: asking again gets the same (a loop costs 100-odd requests).
+      const code = (err as { code?: unknown }).code
+      if (typeof code === 'string' && REDIRECTS_REFUSED.has(code)) {
+        throw new UpstreamError('invalid', `${url}: the upstream's redirects were refused (${code})`)
+      }
       throw new Transient(`cannot connect: ${(err as Error).message}`)
     } finally {
       clearTimeout(timer)
@@ -349,7 +357,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         !(err instanceof UpstreamError) || err.kind === 'aborted'
           ? 'unknown'
           : err.kind === 'unreachable'
-            ? { up: false, reason: err.message.replace(`${url}: `, ''), timedOut: err.timedOut } // a URL may carry a signature
+            ? { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
             : { up: true }, // it answered: a 4xx, or a reply we refuse
       )
       throw err
@@ -387,6 +395,11 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
 }
 
 export const isTransient = (err: unknown) => err instanceof Transient
+
+/** A failure's message for the breaker (and the log) without the URL, which may carry a signature; the runtime's names it. */
+function withoutUrl(message: string, url: string): string {
+  return message.replace(`${url}: `, '').replaceAll(url, 'the URL')
+}
 
 /** The error for a reply that is not what the schema says, naming the first issue. */
 export function invalidReply(url: string, issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): UpstreamError {
