@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import { importLine } from '../../src/bundle-commands'
 import { exportBundle, importBundle } from '../../src/services/mirror/bundle'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publishActive, storedBlobs, type TestApp } from '../support/app'
@@ -258,5 +259,33 @@ describe('bundles', () => {
     await expect(importBundle(airgap.deps, zeros)).rejects.toThrow(
       /^not a registry-mirror bundle: more than \d+ bytes are outside its members$/,
     )
+  })
+})
+
+/**
+ * An import's summary tells the archives it stored from those already here: a second import of the same bundle said
+ * "1 archive" as if it had stored it again. Bytes carried that a version here already has are "already here", even
+ * when the version taking them is new.
+ */
+describe("an import's summary", () => {
+  const importedLine = async (file: string) => importLine(await importFrom(file))
+  const zip = (name: string) => makeZip(samplePack([{ name: `${name}.py`, data: `# ${name}\n` }]))
+
+  test('the same bundle imported twice: stored the first time, already here the second', async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0', bytes: zip('one') })
+    await publishActive(origin, { pat, node: 'pack', version: '1.1.0', bytes: zip('two') })
+    const { file } = await exportTo()
+    expect(await importedLine(file)).toContain('2 versions changed, 0 removed; 2 archives (2 stored); 0 problems')
+    expect(await importedLine(file)).toContain('0 versions changed, 0 removed; 2 archives (0 stored, 2 already here); 0 problems')
+  })
+
+  test('a later bundle whose new version carries bytes already here: counted as already here', async () => {
+    await publishActive(origin, { pat, node: 'pack', version: '1.0.0', bytes: zip('same') })
+    const first = await exportTo()
+    expect(await importedLine(first.file)).toContain('; 1 archive (1 stored);')
+    await publishActive(origin, { pat, node: 'pack', version: '1.1.0', bytes: zip('same') })
+    await publishActive(origin, { pat, node: 'pack', version: '1.2.0', bytes: zip('new') })
+    const later = await exportTo(first.manifest.until)
+    expect(await importedLine(later.file)).toContain('; 2 archives (1 stored, 1 already here);')
   })
 })
