@@ -32,6 +32,39 @@ describe('archives fetched on first download', () => {
     expect(new Uint8Array(await offline.arrayBuffer())).toEqual(zip)
   })
 
+  test('an archive refused (other bytes than pinned) says so on every download, and is asked for again an hour later', async () => {
+    upstream = await serveTestApp()
+    const { pat } = await aliceWithPublisher(upstream)
+    const zip = makeZip(samplePack([{ name: 'model.bin', data: new Uint8Array(5_000).fill(1) }]))
+    await publishActive(upstream, { pat, node: 'pack', version: '1.0.0', bytes: zip })
+    mirror = await makeTestApp()
+    enableLazy(mirror, { attempts: 1 })
+    await sync(mirror, upstream.url, { archives: 'lazy' }) // pins the announced SHA-256
+    const path = '/archives/acme/pack/1.0.0/node.zip'
+    const other = makeZip(samplePack([{ name: 'model.bin', data: new Uint8Array(5_000).fill(2) }]))
+    upstream.intercept = (url) =>
+      url.pathname === path ? new Response(other, { headers: { 'content-type': 'application/zip' } }) : undefined
+    const first = await mirror.call('GET', path)
+    expect(first.status).toBe(502)
+    expect(first.body.error).toBe('archive_refused')
+    expect(first.body.message).toMatch(/other bytes .* than the ones pinned .*; it is asked for again in 3600 s$/)
+    expect(first.headers.get('retry-after')).toBe('3600')
+    // Said again, not a bare 404 "no archive", and the upstream is not asked.
+    mirror.clock.now = new Date(mirror.clock.now.getTime() + 10 * 60_000)
+    const again = await mirror.call('GET', path)
+    expect(again.status).toBe(502)
+    expect(again.body.message).toBe(first.body.message.replace('3600 s', '3000 s'))
+    expect(again.headers.get('retry-after')).toBe('3000')
+    expect(upstream.requests.filter((p) => p === path)).toHaveLength(1)
+    // An hour after the refusal the upstream, put right meanwhile, is asked again: served.
+    upstream.intercept = undefined
+    mirror.clock.now = new Date(mirror.clock.now.getTime() + 50 * 60_000)
+    const fixed = await mirror.app.request(path)
+    expect(fixed.status).toBe(200)
+    expect(new Uint8Array(await fixed.arrayBuffer())).toEqual(zip)
+    expect(upstream.requests.filter((p) => p === path)).toHaveLength(2)
+  })
+
   test('a first download while the upstream is down is a 502 that says so (not a 500, not a hang)', async () => {
     upstream = await serveTestApp()
     const { pat } = await aliceWithPublisher(upstream)

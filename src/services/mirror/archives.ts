@@ -160,6 +160,15 @@ export async function verifyArchive(
   return { stored: false, unchanged: true }
 }
 
+/** How long after a refusal a download asks the upstream for the archive again (it may have been put right). */
+export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
+
+/** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
+const archiveRefused = (reason: string, waitS = REFUSED_ASKED_AGAIN_MS / 1000) =>
+  new AppError(502, 'archive_refused', `the upstream's archive was refused: ${reason}; it is asked for again in ${waitS} s`, {
+    'Retry-After': String(waitS),
+  })
+
 /** A mirrored archive not stored yet, fetched on its first download (one fetch for concurrent downloads). */
 export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promise<boolean> {
   const mirror = deps.mirror
@@ -169,10 +178,18 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   const source = await deps.db
     .selectFrom('mirror_archives')
     .innerJoin('mirror_sources', 'mirror_sources.id', 'mirror_archives.source_id')
-    .select(['mirror_sources.archives', 'mirror_archives.problem'])
+    .select(['mirror_sources.archives', 'mirror_archives.problem', 'mirror_archives.problem_at'])
     .where('mirror_archives.version_id', '=', versionId)
     .executeTakeFirstOrThrow()
-  if (source.archives === 'none' || source.problem) return false
+  if (source.archives === 'none') return false
+  // Refused before (bytes other than the pinned ones, an archive the check refused): said again, as its first
+  // download said it (a bare "no archive" told the person nothing), until the upstream is asked again: the archive
+  // pass of a sync leaves refused archives it does not fetch to downloads, so without this a lazy mirror never would.
+  if (source.problem) {
+    const retryAt = (source.problem_at ? Date.parse(source.problem_at) : 0) + REFUSED_ASKED_AGAIN_MS
+    const waitS = Math.ceil((retryAt - deps.now().getTime()) / 1000)
+    if (waitS > 0) throw archiveRefused(source.problem, waitS)
+  }
   let flight = mirror.inflight.get(versionId)
   if (!flight) {
     flight = fetchArchive(deps, mirror.http, target).finally(() => mirror.inflight.delete(versionId))
@@ -189,7 +206,7 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
         s,
       )
     }
-    if ('refused' in outcome) throw new AppError(502, 'archive_refused', `the upstream's archive was refused: ${outcome.refused}`)
+    if ('refused' in outcome) throw archiveRefused(outcome.refused)
     return true
   } catch (err) {
     if (err instanceof UpstreamError) throw upstreamFailure(deps, mirror.breaker, target.url, versionId, err)
