@@ -146,12 +146,17 @@ async function finalRegistryError(res: Response, timeoutMs: number, abort: () =>
 export interface UpstreamHttp {
   /** GET a JSON document and validate it; a 404 is an UpstreamError with status 404. `signal` abandons this request. */
   json<S extends v.GenericSchema>(url: string, schema: S, opts?: { maxBytes?: number; signal?: AbortSignal }): Promise<v.InferOutput<S>>
-  /** GET bytes and hand the body to `consume`; a cut, stalled or failed transfer is tried again from the start. */
+  /**
+   * GET bytes and hand the body to `consume`; a cut, stalled or failed transfer is tried again from the start.
+   * `signal` abandons this transfer.
+   */
   download<T>(
     url: string,
     consume: (body: ReadableStream<Uint8Array>, response: Response) => Promise<T>,
-    opts?: { headers?: Record<string, string> },
+    opts?: { headers?: Record<string, string>; signal?: AbortSignal },
   ): Promise<T | { notModified: true }>
+  /** Whether a request made now would wait for one of the `concurrency` places (all are taken). */
+  full(): boolean
   readonly options: UpstreamHttpOptions
 }
 
@@ -367,7 +372,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
   return {
     options: o,
     async json(url, schema, opts = {}) {
-      const stop = opts.signal && o.signal ? AbortSignal.any([o.signal, opts.signal]) : (opts.signal ?? o.signal)
+      const stop = either(o.signal, opts.signal)
       const parsed = await withRetries(
         url,
         (t) =>
@@ -387,14 +392,21 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       return result.output
     },
     download(url, consume, opts = {}) {
-      return withRetries(url, (t) =>
-        attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), o.signal, t),
+      const stop = either(o.signal, opts.signal)
+      return withRetries(
+        url,
+        (t) => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), stop, t),
+        stop,
       )
     },
+    full: () => limit.activeCount + limit.pendingCount >= Math.max(1, o.concurrency),
   }
 }
 
 export const isTransient = (err: unknown) => err instanceof Transient
+
+/** Aborted when either is. */
+const either = (a?: AbortSignal, b?: AbortSignal) => (a && b ? AbortSignal.any([a, b]) : (a ?? b))
 
 /** A failure's message for the breaker (and the log) without the URL, which may carry a signature; the runtime's names it. */
 function withoutUrl(message: string, url: string): string {

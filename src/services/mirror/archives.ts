@@ -13,6 +13,7 @@ import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
+import type { MirrorRuntime } from './runtime'
 
 export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
 
@@ -84,7 +85,8 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 }
 
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
-export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): Promise<ArchiveOutcome> {
+/** `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place). */
+export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target, signal?: AbortSignal): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
     // Looked for again under an intent: a sweep could otherwise delete the bytes found before the row is written.
@@ -100,10 +102,11 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target): P
     })
     if (bound) return { stored: true, bytes: 0 }
   }
-  const fetched = await http.download(t.url, async (body, res) => ({
-    staged: await stageArchive(deps, body),
-    etag: res.headers.get('etag'),
-  }))
+  const fetched = await http.download(
+    t.url,
+    async (body, res) => ({ staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
+    { signal },
+  )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
   if ('tooLarge' in fetched.staged) return refuse(deps, t, fetched.staged.tooLarge)
   const { staged, etag } = fetched as { staged: StagedBlob; etag: string | null }
@@ -164,6 +167,21 @@ export async function verifyArchive(
 export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
 
 /** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
+/**
+ * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on: a slow but steady
+ * transfer goes on after its download gave up (a later one finds it stored), but it holds one of the client's places
+ * until its body ends, and four of them (an upstream sending just within the pace) kept every other first download
+ * waiting for hours. The one ended is fetched again by its next download.
+ */
+function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
+  for (const [versionId, flight] of mirror.inflight) {
+    if (flight.waiting > 0 || flight.stop.signal.aborted) continue
+    flight.stop.abort()
+    deps.log.info('mirror.archive_fetch_given_up', { version: versionId, why: 'its place was needed by a download waited on' })
+    return
+  }
+}
+
 const archiveRefused = (reason: string, waitS = REFUSED_ASKED_AGAIN_MS / 1000) =>
   new AppError(502, 'archive_refused', `the upstream's archive was refused: ${reason}; it is asked for again in ${waitS} s`, {
     'Retry-After': String(waitS),
@@ -192,12 +210,16 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   }
   let flight = mirror.inflight.get(versionId)
   if (!flight) {
-    flight = fetchArchive(deps, mirror.http, target).finally(() => mirror.inflight.delete(versionId))
-    flight.catch(() => {}) // downloads that stopped waiting leave it to end alone
+    if (mirror.http.full()) giveUpAbandonedFetch(deps, mirror)
+    const stop = new AbortController()
+    const done = fetchArchive(deps, mirror.http, target, stop.signal).finally(() => mirror.inflight.delete(versionId))
+    done.catch(() => {}) // downloads that stopped waiting leave it to end alone
+    flight = { done, waiting: 0, stop }
     mirror.inflight.set(versionId, flight)
   }
+  flight.waiting++
   try {
-    const outcome = (await withinTime(flight, mirror.waitMs)) as ArchiveOutcome | 'late'
+    const outcome = (await withinTime(flight.done, mirror.waitMs).finally(() => flight.waiting--)) as ArchiveOutcome | 'late'
     if (outcome === 'late') {
       deps.log.info('mirror.archive_fetch_slow', { version: versionId, waited_ms: mirror.waitMs })
       const s = Math.ceil(mirror.waitMs / 1000)

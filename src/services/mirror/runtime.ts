@@ -14,14 +14,21 @@ export interface MirrorFreshness {
   lastError: string
 }
 
+/** One archive fetched on first download: how many downloads wait on it, and how to end it. */
+export interface ArchiveFlight {
+  done: Promise<unknown>
+  waiting: number
+  stop: AbortController
+}
+
 export interface MirrorRuntime {
   http: UpstreamHttp
   /** Hosts the archive fetches found unreachable, remembered until a probe finds them back. */
   breaker: CircuitBreaker
   /** The most a download waits for its archive's fetch. */
   waitMs: number
-  /** Archive fetches in flight, by version id: concurrent first downloads share one fetch. */
-  inflight: Map<string, Promise<unknown>>
+  /** Archive fetches in flight, by version id (oldest first): concurrent first downloads share one fetch. */
+  inflight: Map<string, ArchiveFlight>
   /** The mirror's freshness, or undefined when this registry mirrors nothing. */
   freshness(): MirrorFreshness | undefined
   /** The upstream `serve --sync-from` keeps this registry in step with (a source id), if any. */
