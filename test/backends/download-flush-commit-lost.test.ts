@@ -9,7 +9,7 @@ import { createDownloadCounter } from '../../src/services/downloads'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publishActive, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startTcpProxy } from '../support/tcp-proxy'
+import { proxyUrl } from '../support/tcp-proxy'
 
 let t: TestApp | undefined
 const closers: (() => Promise<void> | void)[] = []
@@ -22,14 +22,11 @@ describeOnBackends('a download-count flush whose commit answer is lost', () => {
   test('is not written again: the counts are never doubled', async () => {
     const schema = await testSchema()
     const direct = new SQL(schema.url)
-    const real = new URL(schema.url)
     let armed = false
-    const proxy = startTcpProxy(
-      { hostname: real.hostname, port: Number(real.port) },
-      { watch: (message) => (armed && /commit/i.test(message) ? ((armed = false), 'lose-answer') : undefined) },
-    )
-    real.port = String(proxy.port)
-    const db: Store = await openStore(real.toString(), { poolSize: 2 })
+    const { proxy, url } = proxyUrl(schema.url, {
+      watch: (message) => (armed && /commit/i.test(message) ? ((armed = false), 'lose-answer') : undefined),
+    })
+    const db: Store = await openStore(url, { poolSize: 2 })
     closers.push(
       schema.drop,
       () => direct.close(),

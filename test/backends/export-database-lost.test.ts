@@ -12,7 +12,7 @@ import { runCli } from '../../src/cli'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startTcpProxy } from '../support/tcp-proxy'
+import { proxyUrl } from '../support/tcp-proxy'
 import { capturedIo } from '../support/cli'
 
 let t: TestApp | undefined
@@ -35,17 +35,12 @@ describeOnBackends('an export whose database goes away', () => {
     t = await makeTestApp({ store: db })
     const { pat } = await aliceWithPublisher(t)
     await publish(t, { pat, node: 'pack', version: '1.0.0' })
-    const real = new URL(schema.url)
-    const proxy = startTcpProxy(
-      { hostname: real.hostname, port: Number(real.port) },
-      { watch: (m) => (/"changes"/.test(m) ? 'cut' : undefined) },
-    )
+    const { proxy, url } = proxyUrl(schema.url, { watch: (m) => (/"changes"/.test(m) ? 'cut' : undefined) })
     closers.push(proxy.stop)
-    real.port = String(proxy.port)
 
     const { err, io } = capturedIo()
     const file = join(dir, 'out.tar')
-    const code = await runCli(['export', '--database', real.toString(), '--data', join(dir, 'data'), file], io)
+    const code = await runCli(['export', '--database', url, '--data', join(dir, 'data'), file], io)
     expect({ code, err }).toEqual({ code: 1, err: [expect.stringMatching(/^the database went away during the export/)] })
     expect(err[0]).not.toContain(file)
     expect(existsSync(file) || existsSync(`${file}.partial`)).toBe(false)

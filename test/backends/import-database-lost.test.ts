@@ -10,7 +10,7 @@ import { runCli } from '../../src/cli'
 import { openStore, type Store } from '../../src/store/db'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startTcpProxy } from '../support/tcp-proxy'
+import { proxyUrl } from '../support/tcp-proxy'
 import { capturedIo } from '../support/cli'
 
 let t: TestApp | undefined
@@ -42,15 +42,10 @@ describeOnBackends('an import whose database goes away', () => {
     const exported = capture()
     expect(await runCli(['export', '--database', source.url, '--data', join(dir, 'a'), bundle], exported.io)).toBe(0)
 
-    const real = new URL(target.url)
-    const proxy = startTcpProxy(
-      { hostname: real.hostname, port: Number(real.port) },
-      { watch: (m) => (/"nodes"/.test(m) ? 'cut' : undefined) },
-    )
+    const { proxy, url } = proxyUrl(target.url, { watch: (m) => (/"nodes"/.test(m) ? 'cut' : undefined) })
     closers.push(proxy.stop)
-    real.port = String(proxy.port)
     const cut = capture()
-    expect(await runCli(['import', bundle, '--database', real.toString(), '--data', join(dir, 'b')], cut.io)).toBe(1)
+    expect(await runCli(['import', bundle, '--database', url, '--data', join(dir, 'b')], cut.io)).toBe(1)
     expect(cut.err).toEqual([expect.stringMatching(/^the database went away during the import: .+; run it again/)])
 
     const again = capture()

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../src/store/db'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, publishActive, upload, type TestApp } from '../support/app'
 import { describeOnBackends, testS3Settings, testSchema } from '../support/backends'
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
+import { proxyUrl, type TcpProxy } from '../support/tcp-proxy'
 import { eventually } from '../support/eventually'
 
 let t: TestApp | undefined
@@ -29,10 +29,9 @@ const recovered = (check: () => Promise<boolean>) => eventually(check, { what: '
 describeOnBackends('the database goes away and comes back', () => {
   test('503 database_unavailable on what needs it, /health answers, /ready says so; it recovers by itself', async () => {
     const schema = await testSchema()
-    const real = new URL(schema.url)
-    proxy = startTcpProxy({ hostname: real.hostname, port: Number(real.port) })
-    real.port = String(proxy.port)
-    const db: Store = await openStore(real.toString(), { poolSize: 2 })
+    const proxied = proxyUrl(schema.url)
+    proxy = proxied.proxy
+    const db: Store = await openStore(proxied.url, { poolSize: 2 })
     closers.push(schema.drop, () => db.destroy())
     t = await makeTestApp({ store: db })
     const { pat } = await aliceWithPublisher(t)
@@ -62,12 +61,11 @@ describeOnBackends('the database goes away and comes back', () => {
 describeOnBackends('the object store goes away and comes back', () => {
   test('downloads and uploads answer 503 storage_unavailable, nothing half stored; both work again after', async () => {
     const settings = testS3Settings()
-    const endpoint = new URL(settings.endpoint!)
-    proxy = startTcpProxy({ hostname: endpoint.hostname, port: Number(endpoint.port) })
-    endpoint.port = String(proxy.port)
+    const proxied = proxyUrl(settings.endpoint!)
+    proxy = proxied.proxy
     t = await makeTestApp()
     const cache = createBlobCache(join(t.dir, 'cache'), 1024 * 1024)
-    t.deps.blobs = createS3BlobStore({ ...settings, endpoint: endpoint.toString() }, createDiskBlobStore(t.dir), { cache })
+    t.deps.blobs = createS3BlobStore({ ...settings, endpoint: proxied.url }, createDiskBlobStore(t.dir), { cache })
     const { pat } = await aliceWithPublisher(t)
     await publishActive(t, { pat, node: 'pack', version: '1.0.0' })
     const zip = makeZip(samplePack([{ name: 'second.txt', data: 'two' }]))

@@ -10,7 +10,7 @@ import { claimUpload, releaseUpload } from '../../src/store/uploads'
 import { makeZip, samplePack } from '../support/archives'
 import { aliceWithPublisher, makeTestApp, publish, upload, type TestApp } from '../support/app'
 import { describeOnBackends, testSchema } from '../support/backends'
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy'
+import { proxyUrl, type TcpProxy } from '../support/tcp-proxy'
 import { eventually } from '../support/eventually'
 
 let t: TestApp | undefined
@@ -26,10 +26,9 @@ describeOnBackends('an upload cut off by a database outage', () => {
   test('its URL is taken again within seconds of the database coming back', async () => {
     const schema = await testSchema()
     const direct = new SQL(schema.url)
-    const real = new URL(schema.url)
-    proxy = startTcpProxy({ hostname: real.hostname, port: Number(real.port) })
-    real.port = String(proxy.port)
-    const db: Store = await openStore(real.toString(), { poolSize: 2 })
+    const proxied = proxyUrl(schema.url)
+    proxy = proxied.proxy
+    const db: Store = await openStore(proxied.url, { poolSize: 2 })
     closers.push(
       schema.drop,
       () => direct.close(),

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { backendEnv, TEST_DATABASE } from '../support/backends'
 import { ensureBinary, spawnServe } from '../support/binary'
-import { startTcpProxy } from '../support/tcp-proxy'
+import { proxyUrl } from '../support/tcp-proxy'
 
 const dir = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-dbwait-'))
 beforeAll(ensureBinary)
@@ -20,14 +20,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 describe.skipIf(!TEST_DATABASE)('serve started while the database is away', () => {
   test('waits for it and starts once it answers', async () => {
     const env = backendEnv(dir)
-    const real = new URL(env.REGISTRY_MIRROR_DATABASE!)
-    const proxy = startTcpProxy({ hostname: real.hostname, port: Number(real.port) })
+    const { proxy, url } = proxyUrl(env.REGISTRY_MIRROR_DATABASE!)
     proxy.cut()
-    real.port = String(proxy.port)
     const restored = Bun.sleep(2_000).then(() => proxy.restore())
     try {
       const started = performance.now()
-      const server = await spawnServe(['--port', '0', '--data', dir], { ...env, REGISTRY_MIRROR_DATABASE: real.toString() })
+      const server = await spawnServe(['--port', '0', '--data', dir], { ...env, REGISTRY_MIRROR_DATABASE: url })
       try {
         expect(performance.now() - started).toBeGreaterThan(1_500)
         expect((await fetch(`${server.url}/ready`)).status).toBe(200)

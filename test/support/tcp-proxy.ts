@@ -133,3 +133,11 @@ export function startTcpProxy(target: { hostname: string; port: number }, opts: 
     answersLost: () => answersLost,
   }
 }
+
+/** A proxy in front of the host and port of `url`, and the same URL through it (a database's, a bucket's endpoint). */
+export function proxyUrl(url: string, opts: { watch?: Watch } = {}): { proxy: TcpProxy; url: string } {
+  const through = new URL(url)
+  const proxy = startTcpProxy({ hostname: through.hostname, port: Number(through.port) }, opts)
+  through.port = String(proxy.port)
+  return { proxy, url: through.toString() }
+}
