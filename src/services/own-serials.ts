@@ -11,8 +11,18 @@ export const ownSerials = {
     if (!list) ranges.set(db, (list = []))
     list.push(range)
   },
-  has(db: object, serial: number): boolean {
-    return ranges.get(db)?.some((r) => serial >= r.first && serial <= r.last) ?? false
+  /** The stretches of serials in (after, through] outside this process's ranges, oldest first, as (after, through] pairs. */
+  othersBetween(db: object, after: number, through: number): [after: number, through: number][] {
+    const gaps: [number, number][] = []
+    let from = after
+    for (const r of [...(ranges.get(db) ?? [])].sort((x, y) => x.first - y.first)) {
+      if (r.last <= from) continue
+      if (r.first > through) break
+      if (r.first - 1 > from) gaps.push([from, r.first - 1])
+      from = r.last
+    }
+    if (from < through) gaps.push([from, through])
+    return gaps
   },
   /** Forgets the ranges wholly at or before `serial` (the follower has read that far). */
   forgetThrough(db: object, serial: number): void {

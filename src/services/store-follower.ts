@@ -4,7 +4,8 @@
  * change feed from the serial it has applied. It looks every `everyMs`, and at once when PostgreSQL says a change
  * was committed; the feed stays the truth, so a missed wake-up costs at most one interval.
  */
-import { feedPosition, listChanges, onCommittedChanges } from '../store/changes'
+import { feedPosition, listChangesBetween, onCommittedChanges, type FeedSource } from '../store/changes'
+import type { ChangeRow } from '../store/schema'
 import { listVersionsByIds } from '../store/versions'
 import { applyChanges } from './changes'
 import type { Deps } from './deps'
@@ -12,6 +13,7 @@ import { ownSerials } from './own-serials'
 import { inWriteTurn } from './write-turn'
 
 const BATCH = 5000
+const FEED_SOURCES: readonly FeedSource[] = ['changes', 'counts']
 /** Listening again after the connection that held LISTEN failed (the database restarted, say). */
 const RELISTEN_MS = 5000
 
@@ -29,21 +31,37 @@ export async function followStore(deps: Pick<Deps, 'db' | 'search' | 'nodeJson' 
   let again = false
   let stopped = false
 
+  /** Brings the index and caches up to date with these rows of the feed (none of them this process's). */
+  async function apply(rows: readonly ChangeRow[]) {
+    const nodes = new Set(rows.filter((r) => r.kind === 'node').map((r) => r.entity_id))
+    const versions = rows.filter((r) => r.kind === 'version').map((r) => r.entity_id)
+    for (const v of await listVersionsByIds(deps.db, versions)) nodes.add(v.node_id)
+    const publishers = rows.filter((r) => r.kind === 'publisher').map((r) => r.entity_id)
+    await applyChanges(deps, { nodes: [...nodes], publishers })
+  }
+
+  /**
+   * Reads the feed up to its last committed serial, skipping this process's own serials (applied when they were
+   * written): the stretches between them are read from each of the feed's two sources unmerged, so that another
+   * process's edit of a node is seen even when this process counted that node after it. A second's counts of this
+   * process (a range of a few thousand serials) are never read back.
+   */
   async function catchUp() {
-    for (;;) {
-      // In a write turn: a write of this process that committed has recorded its serials by then.
-      const read = await inWriteTurn(deps.db, () => listChanges(deps.db, seen, BATCH))
-      if (!read.length) return
-      // This process's own writes were applied when they were made.
-      const rows = read.filter((r) => !ownSerials.has(deps.db, r.serial))
-      const nodes = new Set(rows.filter((r) => r.kind === 'node').map((r) => r.entity_id))
-      const versions = rows.filter((r) => r.kind === 'version').map((r) => r.entity_id)
-      for (const v of await listVersionsByIds(deps.db, versions)) nodes.add(v.node_id)
-      const publishers = rows.filter((r) => r.kind === 'publisher').map((r) => r.entity_id)
-      if (rows.length) await applyChanges(deps, { nodes: [...nodes], publishers })
-      seen = read[read.length - 1]!.serial
-      ownSerials.forgetThrough(deps.db, seen)
+    // In a write turn: a write of this process that committed has recorded its serials by then.
+    const through = await inWriteTurn(deps.db, async () => (await feedPosition(deps.db)).lastSerial)
+    for (const [after, upTo] of ownSerials.othersBetween(deps.db, seen, through)) {
+      for (const source of FEED_SOURCES) {
+        for (let from = after; ;) {
+          const rows = await listChangesBetween(deps.db, source, from, upTo, BATCH)
+          if (rows.length) await apply(rows)
+          if (rows.length < BATCH) break
+          from = rows[rows.length - 1]!.serial
+        }
+      }
+      seen = upTo
     }
+    seen = Math.max(seen, through)
+    ownSerials.forgetThrough(deps.db, seen)
   }
 
   /** One catch-up at a time; a wake-up during one runs another right after it. */

@@ -64,6 +64,42 @@ export async function listChanges(db: Store, since: number, limit: number): Prom
   return rows.map((r) => ({ ...r, serial: Number(r.serial) }))
 }
 
+/** Where the feed's rows are kept: `changes` (every kind), or the nodes' narrow rows (the serials of their counts). */
+export type FeedSource = 'changes' | 'counts'
+
+/**
+ * One source's rows with `after < serial <= through`, oldest first, up to `limit`; not merged as listChanges merges
+ * them (a node once, at the newer of its two serials, which hides another process's edit behind a later count of this
+ * one): for a process following its own store, which skips the serials it wrote itself.
+ */
+export async function listChangesBetween(
+  db: Store,
+  source: FeedSource,
+  after: number,
+  through: number,
+  limit: number,
+): Promise<ChangeRow[]> {
+  const rows =
+    source === 'changes'
+      ? await db
+          .selectFrom('changes')
+          .select(['serial', 'kind', 'entity_id', 'changed_at'])
+          .where('serial', '>', after)
+          .where('serial', '<=', through)
+          .orderBy('serial')
+          .limit(limit)
+          .execute()
+      : await db
+          .selectFrom('node_downloads')
+          .select(['serial', sql<'node'>`'node'`.as('kind'), 'node_id as entity_id', 'changed_at'])
+          .where('serial', '>', after)
+          .where('serial', '<=', through)
+          .orderBy('serial')
+          .limit(limit)
+          .execute()
+  return rows.map((r) => ({ ...r, serial: Number(r.serial), changed_at: r.changed_at ?? '' }))
+}
+
 export async function feedPosition(db: Store): Promise<{ instanceId: string; lastSerial: number }> {
   const row = await db.selectFrom('registry_instance').select(['instance_id', 'last_serial']).executeTakeFirstOrThrow()
   return { instanceId: row.instance_id, lastSerial: Number(row.last_serial) }

@@ -93,3 +93,57 @@ test('another process following the store takes the counts into its index and ca
   expect(await served('a')).toBe(8)
   expect((await other.search.find({ includeBanned: false, offset: 0, limit: 10 })).ids).toEqual(['a', 'b'])
 })
+
+test("another process's edit of a node reaches a process that counted that node after it", async () => {
+  const path = await seeded()
+  const editor = await processOn(path)
+  const served = await processOn(path)
+  const follower = await followStore(served.deps, 60_000)
+  follower.stop()
+  await served.nodeJson.render(['a'])
+  await commitWrite(editor.deps, async (w) => {
+    await w.db.updateTable('nodes').set({ description: 'gearbox' }).where('id', '=', 'a').execute()
+    w.node('a')
+  })
+  // Counted here before the follower looked: in the merged feed the node's newest serial is this process's count.
+  served.counter.count('a')
+  await served.counter.flush()
+  await follower.poll()
+  expect((await served.search.find({ search: 'gearbox', includeBanned: false, offset: 0, limit: 5 })).ids).toEqual(['a'])
+  const node = JSON.parse((await served.nodeJson.render(['a']))[0]!) as { description: string; downloads: number }
+  expect([node.description, node.downloads]).toEqual(['gearbox', 6])
+})
+
+test("a process following its store reads none of its own counts back, and still reads another's", async () => {
+  const path = join(dirs.make(), 'registry.db')
+  const seed = await openStore(path)
+  await seedNodes(
+    seed,
+    Array.from({ length: 300 }, (_, i) => ({ id: `n${i}` })),
+  )
+  await seed.destroy()
+  const elsewhere = await processOn(path)
+  const served = await processOn(path)
+  let feedRowsRead = 0
+  const db = served.db.withPlugin({
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      const isFeedRow = (row: object | undefined) => row !== undefined && 'entity_id' in row
+      if (isFeedRow(args.result.rows[0])) feedRowsRead += args.result.rows.length
+      return args.result
+    },
+  })
+  const deps = { ...served.deps, db }
+  const counter = createDownloadCounter(deps)
+  const follower = await followStore(deps, 60_000)
+  follower.stop()
+  for (let i = 0; i < 300; i++) counter.count(`n${i}`)
+  await counter.flush()
+  await follower.poll()
+  expect(feedRowsRead).toBe(0)
+  elsewhere.counter.count('n7')
+  await elsewhere.counter.flush()
+  await follower.poll()
+  expect(feedRowsRead).toBe(1)
+  expect(JSON.parse((await served.nodeJson.render(['n7']))[0]!).downloads).toBe(2)
+})

@@ -6,6 +6,7 @@ import { createIndexedSearch } from '../../src/search/indexed-search'
 import { commitWrite } from '../../src/services/changes'
 import { createDownloadCounter } from '../../src/services/downloads'
 import { createNodeJsonCache } from '../../src/services/node-json'
+import { ownSerials } from '../../src/services/own-serials'
 import { followStore } from '../../src/services/store-follower'
 import { openStore, type Store } from '../../src/store/db'
 import { seedNodes } from '../support/seed'
@@ -48,4 +49,21 @@ test("a counter flush of this process, read back from the feed, keeps its render
   expect(nodeJson.contentChangedAfter('b', before)).toBe(true) // the other process's write
   expect((await search.find({ search: 'gearbox', includeBanned: false, offset: 0, limit: 5 })).ids).toEqual(['b'])
   expect(JSON.parse((await nodeJson.render(['a']))[0]!).downloads).toBe(1)
+})
+
+test("the stretches of the feed between this process's own serials", () => {
+  const db = {}
+  expect(ownSerials.othersBetween(db, 10, 20)).toEqual([[10, 20]])
+  ownSerials.record(db, { first: 14, last: 15 })
+  ownSerials.record(db, { first: 12, last: 13 }) // recorded out of order, adjacent to the one before
+  ownSerials.record(db, { first: 18, last: 25 })
+  ownSerials.record(db, { first: 3, last: 5 })
+  expect(ownSerials.othersBetween(db, 10, 20)).toEqual([
+    [10, 11],
+    [15, 17],
+  ])
+  expect(ownSerials.othersBetween(db, 11, 12)).toEqual([])
+  expect(ownSerials.othersBetween(db, 20, 30)).toEqual([[25, 30]])
+  ownSerials.forgetThrough(db, 15)
+  expect(ownSerials.othersBetween(db, 0, 16)).toEqual([[0, 16]])
 })
