@@ -92,7 +92,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
   }
   const { db, blobs } = backends
   let app: App | undefined
-  const startingApp = createStartingApp(log)
+  const startingApp = createStartingApp(log, config['cors-origin'])
   let server: ReturnType<typeof Bun.serve>
   try {
     server = Bun.serve({

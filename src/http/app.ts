@@ -6,7 +6,7 @@
  * (src/web/) bring their own renderer, error page and security headers.
  */
 import { Hono } from 'hono'
-import { cors } from './cors'
+import { registryCors } from './cors'
 import { ARCHIVE_PREFIX } from '../domain/urls'
 import { STAGING_PREFIX } from '../services/staged-images'
 import { addressHoldsNul } from '../domain/nul'
@@ -43,7 +43,6 @@ export interface AppOptions {
 
 export function createApp(deps: Deps, opts: AppOptions = {}) {
   const app = new Hono<Env>({ strict: false })
-  const origins = (opts.corsOrigin ?? '*').split(',').map((o) => o.trim())
   app.onError(renderError(deps.log))
   app.notFound((c) => {
     // The host application's other video nodes call paths we do not serve: they get the proxy's body too.
@@ -63,25 +62,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
     const fresh = deps.mirror?.freshness()
     if (fresh) c.res.headers.set('X-Mirror-Upstream', fresh.state)
   })
-  app.use(
-    cors({
-      origin: origins.includes('*') ? '*' : origins,
-      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowHeaders: [
-        'Authorization',
-        'Content-Type',
-        'Cache-Control',
-        'Pragma',
-        'Expires',
-        'X-API-KEY',
-        'Range',
-        'If-None-Match',
-        'X-Request-Id',
-      ],
-      exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id', 'X-Mirror-Upstream'],
-      maxAge: 600,
-    }),
-  )
+  app.use(registryCors(opts.corsOrigin))
   // After CORS, so that preflights still answer and refusals carry CORS headers.
   app.use(readOnlyGuard(deps.settings))
 

@@ -31,3 +31,28 @@ export function cors(opts: CorsOptions): MiddlewareHandler {
     if (!anyOrigin) headers.append('Vary', 'Origin')
   }
 }
+
+/**
+ * The registry's CORS: `corsOrigin` is `--cors-origin` (a comma-separated list, or `*`, the default). The app and
+ * the answers given while it starts use it alike, so that a browser reads a 503 `starting` instead of a CORS error.
+ */
+export function registryCors(corsOrigin = '*'): MiddlewareHandler {
+  const origins = corsOrigin.split(',').map((o) => o.trim())
+  return cors({
+    origin: origins.includes('*') ? '*' : origins,
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Cache-Control',
+      'Pragma',
+      'Expires',
+      'X-API-KEY',
+      'Range',
+      'If-None-Match',
+      'X-Request-Id',
+    ],
+    exposeHeaders: ['ETag', 'Content-Length', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'X-Request-Id', 'X-Mirror-Upstream'],
+    maxAge: 600,
+  })
+}

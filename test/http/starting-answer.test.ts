@@ -27,3 +27,22 @@ test('503 starting: the contract error body, Retry-After, and the content type o
     expect(res.headers.get('content-type')).toBe(other.headers.get('content-type'))
   }
 })
+
+test('503 starting carries the CORS headers of --cors-origin, and preflights are answered, as once started', async () => {
+  t = await makeTestApp()
+  const anyOrigin = await createStartingApp(t.deps.log).fetch(
+    new Request('http://127.0.0.1/nodes', { headers: { origin: 'https://ui.example' } }),
+  )
+  expect(anyOrigin.status).toBe(503)
+  expect(anyOrigin.headers.get('access-control-allow-origin')).toBe('*')
+  expect(anyOrigin.headers.get('access-control-expose-headers')).toContain('Retry-After')
+
+  const listed = createStartingApp(t.deps.log, 'https://a.example, https://ui.example')
+  const ask = (origin: string, method = 'GET') =>
+    listed.fetch(new Request('http://127.0.0.1/nodes', { method, headers: { origin, 'access-control-request-method': 'GET' } }))
+  expect((await ask('https://ui.example')).headers.get('access-control-allow-origin')).toBe('https://ui.example')
+  expect((await ask('https://other.example')).headers.get('access-control-allow-origin')).toBeNull()
+  const preflight = await ask('https://ui.example', 'OPTIONS')
+  expect(preflight.status).toBe(204)
+  expect(preflight.headers.get('access-control-allow-origin')).toBe('https://ui.example')
+})
