@@ -52,9 +52,16 @@ export function createBlobCache(dir: string, maxBytes: number): BlobCache {
       const size = entries.get(sha256)
       if (size !== undefined) {
         entries.delete(sha256)
-        entries.set(sha256, size)
-        void utimes(path, new Date(), new Date()).catch(() => {})
-        return Bun.file(path)
+        const file = Bun.file(path)
+        // A stat: another process on this data directory (a command beside serve) keeps its own account of the copies
+        // and may have evicted this one. It is then fetched again; it was sent from the missing file (a 500) until this
+        // process evicted it itself.
+        if (await file.exists()) {
+          entries.set(sha256, size)
+          void utimes(path, new Date(), new Date()).catch(() => {})
+          return file
+        }
+        total -= size
       }
       // One fill per blob however many ask at once.
       let pending = filling.get(sha256)

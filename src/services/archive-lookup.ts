@@ -1,6 +1,7 @@
 /**
  * Which archive a download URL names, remembered (its SHA-256, format and the opened blob) until anything about
- * that node changes, so that downloading a popular archive reads nothing from the store. Only archives anyone may
+ * that node changes, so that downloading a popular archive reads nothing from the store (a local file is opened
+ * again). Only archives anyone may
  * download are kept (an active version of an active node): a flagged one depends on the caller, and is looked up
  * each time.
  */
@@ -27,7 +28,14 @@ export function createArchiveLookup(deps: Deps, maxBytes = ARCHIVE_LOOKUP_MAX_BY
   return async (actor, nodeId, version) => {
     const key = `${nodeId}\n${version}`
     const hit = memo.get(key)
-    if (hit) return hit
+    if (hit) {
+      // Object storage's own handle stays good; a local file is opened again (a lookup in memory, or a stat): the
+      // local copy of object storage is evicted, least recently used first, and a download remembered here was sent
+      // from the removed file (a 500) until its node changed. Opened again, the copy also counts as used.
+      if ('presign' in hit.bytes) return hit
+      const bytes = await deps.blobs.open(hit.sha256)
+      if (bytes) return { ...hit, bytes }
+    }
     const started = memo.start()
     const opened = await openArchive(deps, actor, nodeId, version)
     const known: KnownArchive = { sha256: opened.sha256, format: opened.format, bytes: opened.bytes }

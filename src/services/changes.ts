@@ -13,6 +13,7 @@ import type { Actor } from './access'
 import { timestamp, type Deps } from './deps'
 import { writeDocuments } from './node-documents'
 import { ownSerials } from './own-serials'
+import { unappliedChanges } from './unapplied-changes'
 import { inWriteTurn } from './write-turn'
 
 export interface AuditEntry {
@@ -95,9 +96,12 @@ export async function commitWrite<T>(deps: WriteDeps, work: (w: Write) => Promis
   })
   for (const id of nodes) versionNodes.delete(id)
   if (versionNodes.size) deps.nodeJson.versionsChanged([...versionNodes])
+  const changed = { nodes: [...nodes], publishers: [...publishers] }
   try {
-    await applyChanges(deps, { nodes: [...nodes], publishers: [...publishers] })
+    await applyChanges(deps, changed)
   } catch (err) {
+    // Its serials are this process's own, which the follower skips: it applies the write from here instead.
+    unappliedChanges.keep(deps.db, changed)
     throw markCommitted(err)
   }
   return result.value
@@ -118,6 +122,8 @@ export async function commitCounts(deps: WriteDeps, counts: ReadonlyMap<string, 
   try {
     await applyChanges(deps, { nodes: [], publishers: [], counts: totals })
   } catch (err) {
+    // The follower reads these nodes again, counts and all, as it would another process's counts.
+    unappliedChanges.keep(deps.db, { nodes: [...totals.keys()], publishers: [] })
     throw markCommitted(err)
   }
 }

@@ -46,7 +46,7 @@ export function createDownloadCounter(
       await commitCounts(deps, taken, writer)
     } catch (err) {
       if (failedAfterCommit(err)) {
-        // Stored: only the index or the caches could not take the new counts (they come right with the next change).
+        // Stored: only the index or the caches could not take the new counts (the store follower applies them next).
         deps.log.warn('downloads.flush_applied_late', { nodes: taken.size, error: (err as Error).message })
         return
       }

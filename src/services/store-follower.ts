@@ -10,6 +10,7 @@ import { listVersionsByIds } from '../store/versions'
 import { applyChanges } from './changes'
 import type { Deps } from './deps'
 import { ownSerials } from './own-serials'
+import { unappliedChanges } from './unapplied-changes'
 import { inWriteTurn } from './write-turn'
 
 const BATCH = 5000
@@ -44,9 +45,16 @@ export async function followStore(deps: Pick<Deps, 'db' | 'search' | 'nodeJson' 
    * Reads the feed up to its last committed serial, skipping this process's own serials (applied when they were
    * written): the stretches between them are read from each of the feed's two sources unmerged, so that another
    * process's edit of a node is seen even when this process counted that node after it. A second's counts of this
-   * process (a range of a few thousand serials) are never read back.
+   * process (a range of a few thousand serials) are never read back. This process's writes that it could not apply
+   * after their commit are applied first (services/unapplied-changes.ts).
    */
   async function catchUp() {
+    const unapplied = unappliedChanges.take(deps.db)
+    if (unapplied)
+      await applyChanges(deps, unapplied).catch((err: unknown) => {
+        unappliedChanges.keep(deps.db, unapplied)
+        throw err
+      })
     // In a write turn: a write of this process that committed has recorded its serials by then.
     const through = await inWriteTurn(deps.db, async () => (await feedPosition(deps.db)).lastSerial)
     for (const [after, upTo] of ownSerials.othersBetween(deps.db, seen, through)) {

@@ -11,6 +11,7 @@ import { conflict, forbidden, nodeBanned, notFound, payloadTooLarge } from '../e
 import { isDatabaseUnavailable } from '../store/db'
 import { findNode } from '../store/nodes'
 import { findPublisher } from '../store/publishers'
+import { lockVersion } from '../store/row-locks'
 import type { NodeRow, VersionRow } from '../store/schema'
 import { claimUpload, renewUpload } from '../store/uploads'
 import { findArchive, findVersion, findVersionById, insertArchive, insertHostNodes, updateVersion } from '../store/versions'
@@ -163,6 +164,8 @@ async function commitArchive(
   intent: HeldIntent,
 ): Promise<VersionRow> {
   return intent.write(async (w) => {
+    // Held before its status is read: an admin's moderation on another instance meanwhile is not overwritten.
+    await lockVersion(w.db, version.id)
     await checkStillOpen(w.db, node, version.id)
     const current = (await findVersionById(w.db, version.id))!
     const format = inspection.format ?? 'zip'

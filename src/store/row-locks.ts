@@ -12,6 +12,12 @@ export async function lockNodes(db: Store, ids: readonly string[]): Promise<void
   await db.selectFrom('nodes').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
 }
 
+/** A version's row, taken before its node's (refreshLatest holds the node once the version rows are written). */
+export async function lockVersion(db: Store, id: string): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return
+  await db.selectFrom('node_versions').select('id').where('id', '=', id).forUpdate().execute()
+}
+
 /** The user's row, without blocking writes that only reference it (`for no key update`). */
 export async function lockUser(db: Store, id: string): Promise<void> {
   if (dialectOf(db) !== 'postgres') return

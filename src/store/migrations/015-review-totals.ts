@@ -15,8 +15,16 @@ export async function up(db: Kysely<any>, ctx: MigrationContext): Promise<void> 
     group by nodes.id, nodes.star_total, nodes.review_count
     having nodes.star_total <> coalesce(sum(reviews.star), 0) or nodes.review_count <> count(reviews.star)`.execute(db)
   if (!wrong.rows.length) return
-  const instance = await db.selectFrom('registry_instance').select('last_serial').where('id', '=', 1).executeTakeFirstOrThrow()
-  let serial = Number(instance.last_serial)
+  // Reserved as every write reserves its serials (store/changes.ts): the counter row stays locked until this commits,
+  // so an instance of the previous release writing meanwhile (a rolling upgrade on PostgreSQL) takes the serials
+  // after these. Read, then set at the end, serials that instance took in between were given again.
+  const reserved = await db
+    .updateTable('registry_instance')
+    .set((eb) => ({ last_serial: eb('last_serial', '+', wrong.rows.length) }))
+    .where('id', '=', 1)
+    .returning('last_serial')
+    .executeTakeFirstOrThrow()
+  let serial = Number(reserved.last_serial) - wrong.rows.length
   for (const node of wrong.rows) {
     await db
       .updateTable('nodes')
@@ -28,5 +36,4 @@ export async function up(db: Kysely<any>, ctx: MigrationContext): Promise<void> 
     await db.deleteFrom('changes').where('kind', '=', 'node').where('entity_id', '=', node.id).execute()
     await db.insertInto('changes').values({ serial: ++serial, kind: 'node', entity_id: node.id, changed_at: ctx.now }).execute()
   }
-  await db.updateTable('registry_instance').set({ last_serial: serial }).where('id', '=', 1).execute()
 }
