@@ -45,6 +45,11 @@ export interface BlobStore {
   sweep(maxAgeMs: number): Promise<number>
   /** Whether the store accepts writes (for /ready). */
   check(): Promise<boolean>
+  /**
+   * Whether a local file open() handed out may be removed while its blob is still stored (object storage's local
+   * copies, evicted least recently used first): whoever keeps an opened blob opens it again before using it.
+   */
+  readonly evictsCopies?: boolean
   /** Object storage only: a URL that downloads the blob without credentials until it expires. */
   presign?(sha256: string, expiresInSeconds: number): string
 }

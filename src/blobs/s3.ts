@@ -116,6 +116,8 @@ export function createS3BlobStore(
   }
 
   return {
+    evictsCopies: cache !== undefined,
+
     async stage(body, maxBytes): Promise<StagedBlob> {
       const staged = await staging.stage(body, maxBytes)
       return {

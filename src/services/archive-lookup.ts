@@ -1,9 +1,8 @@
 /**
  * Which archive a download URL names, remembered (its SHA-256, format and the opened blob) until anything about
- * that node changes, so that downloading a popular archive reads nothing from the store (a local file is opened
- * again). Only archives anyone may
- * download are kept (an active version of an active node): a flagged one depends on the caller, and is looked up
- * each time.
+ * that node changes, so that downloading a popular archive reads nothing from the store (a local copy of object
+ * storage is opened again). Only archives anyone may download are kept (an active version of an active node): a
+ * flagged one depends on the caller, and is looked up each time.
  */
 import type { Actor } from './access'
 import { openArchive } from './archives'
@@ -29,10 +28,11 @@ export function createArchiveLookup(deps: Deps, maxBytes = ARCHIVE_LOOKUP_MAX_BY
     const key = `${nodeId}\n${version}`
     const hit = memo.get(key)
     if (hit) {
-      // Object storage's own handle stays good; a local file is opened again (a lookup in memory, or a stat): the
-      // local copy of object storage is evicted, least recently used first, and a download remembered here was sent
-      // from the removed file (a 500) until its node changed. Opened again, the copy also counts as used.
-      if ('presign' in hit.bytes) return hit
+      // A file of the blob store and object storage's own handle stay good; a local copy of object storage is opened
+      // again (a lookup in memory and a stat): copies are evicted, least recently used first, and a download
+      // remembered here was sent from the removed file (a 500) until its node changed. Opened again, the copy also
+      // counts as used. Not for the disk's own files: a stat is a tenth of a download's CPU.
+      if (!deps.blobs.evictsCopies || 'presign' in hit.bytes) return hit
       const bytes = await deps.blobs.open(hit.sha256)
       if (bytes) return { ...hit, bytes }
     }

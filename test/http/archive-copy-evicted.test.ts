@@ -23,6 +23,7 @@ function bucketWithSmallCopy(dir: string): BlobStore {
   const copies = createBlobCache(join(dir, 'copies'), 1)
   return {
     ...bucket,
+    evictsCopies: true,
     async open(sha) {
       const stored = await bucket.open(sha)
       return stored && copies.get(sha, (path) => Bun.write(path, stored).then(() => {}))
