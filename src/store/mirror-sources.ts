@@ -31,3 +31,23 @@ export type SourceChanges = Omit<Updateable<MirrorSourceTable>, 'id' | 'created_
 export async function updateSource(db: Store, id: string, changes: SourceChanges): Promise<void> {
   await db.updateTable('mirror_sources').set(changes).where('id', '=', id).execute()
 }
+
+/** Nodes with a version whose archive the source mirrors and this registry does not store (served only through it). */
+export async function listNodesServedBySource(db: Store, sourceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('mirror_archives')
+    .innerJoin('node_versions', 'node_versions.id', 'mirror_archives.version_id')
+    .select('node_versions.node_id')
+    .distinct()
+    .where('mirror_archives.source_id', '=', sourceId)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('archives').select('archives.version_id').whereRef('archives.version_id', '=', 'mirror_archives.version_id'),
+        ),
+      ),
+    )
+    .orderBy('node_versions.node_id')
+    .execute()
+  return rows.map((r) => r.node_id)
+}

@@ -10,6 +10,7 @@ import type { ArchiveMode, MirrorSourceRow } from '../../store/schema'
 import { FeedError, hasFeed } from '../../upstream/feed-client'
 import { UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { timestamp, type Deps } from '../deps'
+import { setArchiveMode } from './archive-mode'
 import { archivePass } from './archive-pass'
 import { feedPass } from './feed-pass'
 import { publicPass } from './public-pass'
@@ -98,7 +99,8 @@ export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummar
     const kind = existing && existing.kind !== 'bundle' ? existing.kind : (await hasFeed(opts.http, opts.from)) ? 'feed' : 'public'
     summary.kind = kind
     ctx.source = await ensureSource(deps.db, opts.from, kind, timestamp(deps))
-    await updateSource(deps.db, opts.from, { last_attempt_at: timestamp(deps), archives: opts.archives })
+    await updateSource(deps.db, opts.from, { last_attempt_at: timestamp(deps) })
+    await setArchiveMode(deps, ctx.source, opts.archives)
     await (kind === 'feed' ? feedPass(ctx) : publicPass(ctx))
     if (opts.archives !== 'none') await archivePass(ctx, { fetchAll: opts.archives === 'eager', verify: summary.full })
     summary.complete = summary.archives.failed === 0
