@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_DATABASE } from '../support/backends'
-import { cli, ensureBinary, startServerOn, type Server } from '../support/binary'
+import { cli, ensureBinary, sendJson, startServerOn, type Server } from '../support/binary'
 
 const shared = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-creds-'))
 const dirs = TEST_DATABASE ? ['a', 'b'].map((n) => mkdtempSync(join(tmpdir(), `registry-mirror-e2e-creds-${n}-`))) : [shared, shared]
@@ -26,12 +26,6 @@ afterAll(async () => {
   for (const dir of new Set([shared, ...dirs])) rmSync(dir, { recursive: true, force: true })
 }, 30_000)
 
-const send = (url: string, method: string, body?: unknown, token?: string) =>
-  fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
 const json = (res: Response): Promise<any> => res.json()
 const statusOf = async (res: Promise<Response>) => (await res).status
 const both = (check: (url: string) => Promise<number>) => Promise.all([a, b].map((s) => check(s.url)))
@@ -40,10 +34,10 @@ test('a token revoked, a user banned or a publisher token deleted is refused at 
   const token = cli(shared, 'users', 'create', '--id', 'alice', '--email', 'alice@example.com', '--name', 'Alice').out
   const spare = cli(shared, 'tokens', 'create', '--user', 'alice').out
   const bob = cli(shared, 'users', 'create', '--id', 'bob', '--email', 'bob@example.com', '--name', 'Bob').out
-  const me = (t: string) => (url: string) => statusOf(send(`${url}/users`, 'GET', undefined, t))
+  const me = (t: string) => (url: string) => statusOf(sendJson(`${url}/users`, 'GET', undefined, t))
   expect(await both(me(token))).toEqual([200, 200])
   // A user's write: bob makes a publisher of his own on each instance.
-  const bobCreates = (url: string) => statusOf(send(`${url}/publishers`, 'POST', { id: `bob-${url.slice(-5)}`, name: 'Bob' }, bob))
+  const bobCreates = (url: string) => statusOf(sendJson(`${url}/publishers`, 'POST', { id: `bob-${url.slice(-5)}`, name: 'Bob' }, bob))
   expect(await both(bobCreates)).toEqual([201, 201])
 
   const listed = JSON.parse(cli(shared, 'tokens', 'list', '--user', 'alice', '--json').out) as { id: string; token: string }[]
@@ -55,19 +49,19 @@ test('a token revoked, a user banned or a publisher token deleted is refused at 
   expect(await both(bobCreates)).toEqual([403, 403])
 
   // A publisher token deleted on A no longer publishes on B (nor on A).
-  expect((await send(`${a.url}/publishers`, 'POST', { id: 'acme', name: 'Acme' }, spare)).status).toBe(201)
-  const pat = (await json(await send(`${a.url}/publishers/acme/tokens`, 'POST', { name: 'ci' }, spare))).token
+  expect((await sendJson(`${a.url}/publishers`, 'POST', { id: 'acme', name: 'Acme' }, spare)).status).toBe(201)
+  const pat = (await json(await sendJson(`${a.url}/publishers/acme/tokens`, 'POST', { name: 'ci' }, spare))).token
   const publish = (version: string) => (url: string) =>
     statusOf(
-      send(`${url}/publishers/acme/nodes/pack/versions`, 'POST', {
+      sendJson(`${url}/publishers/acme/nodes/pack/versions`, 'POST', {
         personal_access_token: pat,
         node: { id: 'pack', name: 'Pack' },
         node_version: { version, dependencies: [] },
       }),
     )
   expect(await publish('1.0.0')(b.url)).toBe(201)
-  const [listedPat] = await json(await send(`${b.url}/publishers/acme/tokens`, 'GET', undefined, spare))
-  expect((await send(`${a.url}/publishers/acme/tokens/${listedPat.id}`, 'DELETE', undefined, spare)).status).toBe(204)
+  const [listedPat] = await json(await sendJson(`${b.url}/publishers/acme/tokens`, 'GET', undefined, spare))
+  expect((await sendJson(`${a.url}/publishers/acme/tokens/${listedPat.id}`, 'DELETE', undefined, spare)).status).toBe(204)
   // Refused as upstream refuses a token that matches none: 400.
   expect([await publish('1.0.1')(b.url), await publish('1.0.2')(a.url)]).toEqual([400, 400])
 }, 30_000)

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeZip, samplePack } from '../support/archives'
 import { TEST_DATABASE } from '../support/backends'
-import { cli, ensureBinary, startServerOn, type Server } from '../support/binary'
+import { cli, ensureBinary, sendJson, startServerOn, type Server } from '../support/binary'
 import { eventually } from '../support/eventually'
 
 const shared = mkdtempSync(join(tmpdir(), 'registry-mirror-e2e-load-'))
@@ -35,12 +35,6 @@ const NODES = 6
 const LOAD_MS = 5000
 const nodeIds = Array.from({ length: NODES }, (_, i) => `load-${i}`)
 
-const send = (url: string, method: string, body?: unknown, token?: string) =>
-  fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
 const json = (res: Response): Promise<any> => res.json()
 /** Archives of their own bytes (blobs are shared by their SHA-256), which do not compress: copies come and go. */
 const newZip = () => makeZip(samplePack([{ name: 'a.bin', data: crypto.getRandomValues(new Uint8Array(2048)) }]))
@@ -75,10 +69,10 @@ test('under load on both instances, each comes to answer what a fresh instance a
   const [a, b] = servers as [Server, Server]
   const token = cli(shared, 'users', 'create', '--id', 'alice', '--email', 'alice@example.com', '--name', 'Alice').out
   const admin = cli(shared, 'users', 'create', '--id', 'root', '--email', 'root@example.com', '--name', 'Root', '--admin').out
-  expect((await send(`${a.url}/publishers`, 'POST', { id: 'acme', name: 'Acme' }, token)).status).toBe(201)
-  const pat = (await json(await send(`${a.url}/publishers/acme/tokens`, 'POST', { name: 'ci' }, token))).token
+  expect((await sendJson(`${a.url}/publishers`, 'POST', { id: 'acme', name: 'Acme' }, token)).status).toBe(201)
+  const pat = (await json(await sendJson(`${a.url}/publishers/acme/tokens`, 'POST', { name: 'ci' }, token))).token
   const publish = async (url: string, id: string, version: string) => {
-    const published = await send(`${url}/publishers/acme/nodes/${id}/versions`, 'POST', {
+    const published = await sendJson(`${url}/publishers/acme/nodes/${id}/versions`, 'POST', {
       personal_access_token: pat,
       node: { id, name: id },
       node_version: { version, dependencies: [] },
@@ -89,7 +83,7 @@ test('under load on both instances, each comes to answer what a fresh instance a
   }
   for (const id of nodeIds) {
     expect((await publish(a.url, id, '1.0.0')).status).toBe(200)
-    expect((await send(`${a.url}/publishers/acme/nodes/${id}`, 'PUT', { description: 'word0' }, token)).status).toBe(200)
+    expect((await sendJson(`${a.url}/publishers/acme/nodes/${id}`, 'PUT', { description: 'word0' }, token)).status).toBe(200)
   }
 
   const words = new Map(nodeIds.map((id) => [id, 'word0']))
@@ -113,22 +107,22 @@ test('under load on both instances, each comes to answer what a fresh instance a
           continue
         }
         const word = `word${k}x${i}`
-        expectOk('edit', await send(`${on(k + i)}/publishers/acme/nodes/${id}`, 'PUT', { description: word }, token))
+        expectOk('edit', await sendJson(`${on(k + i)}/publishers/acme/nodes/${id}`, 'PUT', { description: word }, token))
         words.set(id, word)
       }
   }
   const reviewer = async () => {
     for (let k = 0; running(); k++)
-      expectOk('review', await send(`${on(k)}/nodes/${nodeIds[k % NODES]}/reviews?star=${(k % 5) + 1}`, 'POST', undefined, token))
+      expectOk('review', await sendJson(`${on(k)}/nodes/${nodeIds[k % NODES]}/reviews?star=${(k % 5) + 1}`, 'POST', undefined, token))
   }
   // The publisher renamed and a node banned and unbanned, by turns on each instance; the node ends unbanned.
   const moderator = async () => {
     for (let k = 0; running(); k++) {
-      expectOk('rename', await send(`${on(k)}/publishers/acme`, 'PUT', { name: `Acme ${k}` }, token))
+      expectOk('rename', await sendJson(`${on(k)}/publishers/acme`, 'PUT', { name: `Acme ${k}` }, token))
       const action = k % 2 ? 'unban' : 'ban'
-      expectOk(action, await send(`${on(k + 1)}/publishers/acme/nodes/load-0/${action}`, 'POST', {}, admin))
+      expectOk(action, await sendJson(`${on(k + 1)}/publishers/acme/nodes/load-0/${action}`, 'POST', {}, admin))
     }
-    expectOk('unban', await send(`${a.url}/publishers/acme/nodes/load-0/unban`, 'POST', {}, admin))
+    expectOk('unban', await sendJson(`${a.url}/publishers/acme/nodes/load-0/unban`, 'POST', {}, admin))
   }
   const reader = async (r: number) => {
     for (let k = 0; running(); k++) {

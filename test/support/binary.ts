@@ -99,3 +99,11 @@ export function cli(data: string, ...args: string[]) {
   const res = Bun.spawnSync([BIN, ...args, '--data', data], { env: { ...process.env, ...backendEnv(data) } })
   return { code: res.exitCode, out: res.stdout.toString().trim(), err: res.stderr.toString() }
 }
+
+/** A request to a server started here: a JSON body when given, a bearer token when given. */
+export const sendJson = (url: string, method: string, body?: unknown, token?: string) =>
+  fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
