@@ -11,7 +11,7 @@ const drain = async (body: ReadableStream<Uint8Array>) => void (await new Respon
 
 test('a probe is the host back once it answers, not once its body has all come', async () => {
   let now = 1_000_000
-  const breaker = createCircuitBreaker({ openMs: 30_000, now: () => now })
+  const breaker = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000, now: () => now })
   const first = breaker.admit(URL_A)
   if (first.go) first.settle({ up: false, reason: 'cannot connect', timedOut: false })
   now += 30_000
@@ -30,6 +30,7 @@ test('a probe whose body is then cut off finds the host down again', async () =>
   const events: string[] = []
   const breaker = createCircuitBreaker({
     openMs: 30_000,
+    probeMaxMs: 110_000,
     now: () => now,
     onDown: () => events.push('down'),
     onBack: () => events.push('back'),
