@@ -256,7 +256,9 @@ const PROBING_RETRY_AFTER_S = 5
  * in time, else 502. The breaker's clock is the real one (a test's clock may stand still).
  */
 function upstreamFailure(deps: Deps, breaker: CircuitBreaker, url: string, versionId: string, err: UpstreamError): AppError {
-  const down = err instanceof UpstreamDown ? err.down : breaker.down().find((d) => d.host === hostOf(url))
+  // The host whose failure it was: the archive URL's, or a redirect's target (a storage host).
+  const host = err.host ?? hostOf(url)
+  const down = err instanceof UpstreamDown ? err.down : breaker.down().find((d) => d.host === host)
   if (!(err instanceof UpstreamDown)) deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
   const notHere = 'this archive is not stored here yet'
   if (!down || err.kind !== 'unreachable') {
