@@ -24,7 +24,7 @@ export type Outcome = { up: true } | { up: false; reason: string; timedOut: bool
 /**
  * Go ahead (and say how it went: the probe's outcome decides), or why not. `answered`: the host has answered (the
  * headers came), which closes the breaker at once, as a probe's body may take minutes; the request then counts as
- * any other, so a body that stalls or drips after that still finds the host down.
+ * any other (the client does not count a body that fails after the answer against its host).
  */
 export type Admission = { go: true; answered(): void; settle(outcome: Outcome): void } | { go: false; down: HostDown }
 

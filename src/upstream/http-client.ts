@@ -64,6 +64,8 @@ export class UpstreamError extends Error {
 
   /** The origin of the host whose failure this is: the request's, or a redirect's target. */
   host?: string
+  /** Whether that host had answered, and its body then failed (too slow, stalled, cut off): not the host down. */
+  inBody?: boolean
 }
 
 /** Not asked: the host was found unreachable a moment ago, and the breaker has not let a probe through yet. */
@@ -119,6 +121,8 @@ class Transient extends Error {
 
   /** The origin of the host whose failure this is: the request's, or a redirect's target. */
   host?: string
+  /** Whether that host had answered, and its body then failed (too slow, stalled, cut off): not the host down. */
+  inBody?: boolean
 }
 
 /** Redirects that lead nowhere: the host answered, and asking again gets the same. */
@@ -333,7 +337,10 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       t.answered(at)
       if (res.status === 304) return { notModified: true } as const
       const body = res.body ? guardedBody(res, o.timeoutMs, pace, () => controller.abort()) : new Blob([]).stream()
-      return await use(res, body)
+      return await use(res, body).catch((err: unknown) => {
+        if (err instanceof Transient) err.inBody = true
+        throw err
+      })
     } catch (err) {
       throw blamed(err, hostOf(at))
     } finally {
@@ -385,8 +392,9 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
         last = err
         const tried = plural(late ? n - 1 : n, 'try', 'tries')
+        const { host, inBody } = err
         const gaveUp = (why: string, timedOut = err.timedOut) =>
-          Object.assign(new UpstreamError('unreachable', `${url}: ${why}`, undefined, timedOut), { host: err.host })
+          Object.assign(new UpstreamError('unreachable', `${url}: ${why}`, undefined, timedOut), { host, inBody })
         if (late) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
         if (n >= o.attempts) throw gaveUp(`${err.message} (after ${tried})`)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
@@ -458,9 +466,12 @@ export const isTransient = (err: unknown) => err instanceof Transient
 /** Aborted when either is. */
 const either = (a?: AbortSignal, b?: AbortSignal) => (a && b ? AbortSignal.any([a, b]) : (a ?? b))
 
-/** What a request's failure says of the host it names. */
+/**
+ * What a request's failure says of the host it names. A body that failed after the answer (too slow, stalled, cut
+ * off) says nothing: it is one transfer's fate, and turning away the host's other downloads for it was wrong.
+ */
 function breakerOutcome(err: unknown, url: string): Outcome {
-  if (!(err instanceof UpstreamError) || err.kind === 'aborted') return 'unknown'
+  if (!(err instanceof UpstreamError) || err.kind === 'aborted' || err.inBody) return 'unknown'
   if (err.kind !== 'unreachable') return { up: true } // it answered: a 4xx, or a reply we refuse
   return { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
 }
