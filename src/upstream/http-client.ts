@@ -8,6 +8,7 @@
 import pLimit from 'p-limit'
 import * as v from 'valibot'
 import { plural } from '../domain/plural'
+import { withoutUrlSecrets } from '../domain/urls'
 import { hostOf, type CircuitBreaker, type HostDown, type Outcome } from './circuit-breaker'
 import { requestHosts } from './request-hosts'
 
@@ -54,12 +55,13 @@ export type UpstreamErrorKind = 'unreachable' | 'status' | 'invalid' | 'aborted'
 export class UpstreamError extends Error {
   constructor(
     readonly kind: UpstreamErrorKind,
+    /** Any address in it is shown without userinfo or query: the message reaches logs, answers and output. */
     message: string,
     readonly status?: number,
     /** Whether the last try ran out of time (no answer, a stall, a body too slow) rather than failed. */
     readonly timedOut = false,
   ) {
-    super(message)
+    super(withoutUrlSecrets(message))
   }
 
   /** The origin of the host whose failure this is: the request's, or a redirect's target. */
@@ -403,7 +405,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
         if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
-        o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
+        o.onRetry?.({ url: withoutUrlSecrets(url), attempt: n, waitMs, reason: withoutUrlSecrets(err.message) })
         await wait(waitMs, stop)
       }
     }
@@ -476,9 +478,15 @@ function breakerOutcome(err: unknown, url: string): Outcome {
   return { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
 }
 
-/** A failure's message for the breaker (and the log) without the URL, which may carry a signature; the runtime's names it. */
+/** An address in a message, up to the punctuation that ends it. */
+const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)\]]/gi
+
+/**
+ * A failure's message for the breaker (and the log) without any address: the log names the host, and a path may say
+ * more than it should. The message starts with the request's URL, and the runtime's may name it or a redirect's.
+ */
 function withoutUrl(message: string, url: string): string {
-  return message.replace(`${url}: `, '').replaceAll(url, 'the URL')
+  return message.replace(`${withoutUrlSecrets(url)}: `, '').replace(ADDRESS, 'the URL')
 }
 
 /** The error for a reply that is not what the schema says, naming the first issue. */

@@ -15,8 +15,11 @@ export const archiveOf = (node: string) => `/archives/acme/${node}/1.0.0/node.zi
 export interface StorageHostWorld {
   upstream: ServedApp
   mirror: TestApp
-  /** The storage host's origin (through its proxy), and the paths it was asked for. */
-  storage: { origin: string; proxy: TcpProxy; asked: string[] }
+  /**
+   * The storage host's origin (through its proxy), and the paths it was asked for; `intercept` answers instead of
+   * it (a fault: an expired signature's 403).
+   */
+  storage: { origin: string; proxy: TcpProxy; asked: string[]; intercept?: (path: string) => Response | undefined }
   stop(): Promise<void>
 }
 
@@ -39,6 +42,8 @@ export async function upstreamWithStorageHost(
     fetch(req) {
       const { pathname } = new URL(req.url)
       asked.push(pathname)
+      const fault = world.storage.intercept?.(pathname)
+      if (fault) return fault
       const bytes = packs[pathname.replace(/^\/bucket\/|\.zip$/g, '')]
       return bytes ? new Response(bytes, { headers: { 'content-type': 'application/zip' } }) : new Response('no such key', { status: 404 })
     },
@@ -54,7 +59,7 @@ export async function upstreamWithStorageHost(
   const mirror = await makeTestApp()
   enableLazy(mirror, lazy)
   await sync(mirror, upstream.url, { archives: 'lazy' })
-  return {
+  const world: StorageHostWorld = {
     upstream,
     mirror,
     storage: { origin, proxy, asked },
@@ -65,4 +70,5 @@ export async function upstreamWithStorageHost(
       await mirror.cleanup()
     },
   }
+  return world
 }
