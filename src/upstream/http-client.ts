@@ -191,6 +191,8 @@ export interface UpstreamHttp {
   ): Promise<T | { notModified: true }>
   /** Whether a request made now would wait for one of the `concurrency` places (all are taken). */
   full(): boolean
+  /** Whether requests wait for one of the places now (all are taken, and more are queued). */
+  waiting(): boolean
   readonly options: UpstreamHttpOptions
 }
 
@@ -460,6 +462,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       )
     },
     full: () => limit.activeCount + limit.pendingCount >= Math.max(1, o.concurrency),
+    waiting: () => limit.pendingCount > 0,
   }
 }
 

@@ -168,10 +168,11 @@ export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
 
 /** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
 /**
- * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on: a slow but steady
- * transfer goes on after its download gave up (a later one finds it stored), but it holds one of the client's places
- * until its body ends, and four of them (an upstream sending just within the pace) kept every other first download
- * waiting for hours. The one ended is fetched again by its next download.
+ * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on (starting a fetch, or
+ * joining one that waits for a place): a slow but steady transfer goes on after its download gave up (a later one
+ * finds it stored), but it holds one of the client's places until its body ends, and four of them (an upstream
+ * sending just within the pace) kept every other first download waiting for hours. The one ended is fetched again
+ * by its next download.
  */
 function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   for (const [versionId, flight] of mirror.inflight) {
@@ -209,15 +210,18 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
     if (waitS > 0) throw archiveRefused(source.problem, waitS)
   }
   let flight = mirror.inflight.get(versionId)
+  // This download will wait for one of the client's places: a new fetch that finds them all taken, or a fetch joined
+  // while requests wait for one (its own, perhaps: a breaker's probe behind an endless transfer nobody waits on).
+  const needsPlace = flight ? mirror.http.waiting() : mirror.http.full()
   if (!flight) {
-    if (mirror.http.full()) giveUpAbandonedFetch(deps, mirror)
     const stop = new AbortController()
     const done = fetchArchive(deps, mirror.http, target, stop.signal).finally(() => mirror.inflight.delete(versionId))
     done.catch(() => {}) // downloads that stopped waiting leave it to end alone
     flight = { done, waiting: 0, stop }
     mirror.inflight.set(versionId, flight)
   }
-  flight.waiting++
+  flight.waiting++ // before a place is taken from a fetch nobody waits on: never this one
+  if (needsPlace) giveUpAbandonedFetch(deps, mirror)
   try {
     const outcome = (await withinTime(flight.done, mirror.waitMs).finally(() => flight.waiting--)) as ArchiveOutcome | 'late'
     if (outcome === 'late') {
