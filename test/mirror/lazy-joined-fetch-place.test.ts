@@ -37,3 +37,25 @@ test('a download joining a fetch that waits for a place ends a fetch nobody wait
   const givenUp = mirror.logs.map((l) => JSON.parse(l)).filter((l) => l.event === 'mirror.archive_fetch_given_up')
   expect(givenUp).toHaveLength(1)
 }, 30_000)
+
+test('a fetch waiting for a place holds none: never the one given up, only one whose body is coming', async () => {
+  const packs = { slow: randomZip(1000), pack: randomZip(1000) }
+  world = await lazilyMirrored(packs, { timeoutMs: 250, concurrency: 1 }) // one place; a download waits 1 s
+  const { upstream, mirror } = world
+  upstream.intercept = (url) => (url.pathname === SLOW ? pacedArchive(packs.slow, 50, { endless: true }) : undefined)
+
+  const slow = timed(mirror, SLOW) // takes the one place
+  await Bun.sleep(200)
+  expect((await timed(mirror, PACK)).res.status).toBe(504) // waits for the place; nobody waits on it now
+  expect((await slow).res.status).toBe(504)
+  // The endless one downloaded again (it is waited on): the fetch waiting for the place is not ended for it.
+  expect((await timed(mirror, SLOW)).res.status).toBe(504)
+  expect(mirror.logs.some((l) => l.includes('mirror.archive_fetch_given_up'))).toBe(false)
+
+  // Nobody waits on the endless one now: the next download of the waiting one takes its place, and is served.
+  const served = await timed(mirror, PACK)
+  expect(served.res.status).toBe(200)
+  expect(served.body).toEqual(packs.pack)
+  const givenUp = mirror.logs.map((l) => JSON.parse(l)).filter((l) => l.event === 'mirror.archive_fetch_given_up')
+  expect(givenUp).toHaveLength(1)
+}, 30_000)

@@ -13,7 +13,7 @@ import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
-import type { MirrorRuntime } from './runtime'
+import type { ArchiveFlight, MirrorRuntime } from './runtime'
 
 export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
 
@@ -85,8 +85,17 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 }
 
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
-/** `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place). */
-export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target, signal?: AbortSignal): Promise<ArchiveOutcome> {
+/**
+ * `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when
+ * the archive's body begins to come (the fetch holds one of the client's places until it ends).
+ */
+export async function fetchArchive(
+  deps: Deps,
+  http: UpstreamHttp,
+  t: Target,
+  signal?: AbortSignal,
+  onBody?: () => void,
+): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
     // Looked for again under an intent: a sweep could otherwise delete the bytes found before the row is written.
@@ -104,7 +113,7 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target, si
   }
   const fetched = await http.download(
     t.url,
-    async (body, res) => ({ staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
+    async (body, res) => (onBody?.(), { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
     { signal },
   )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
@@ -176,7 +185,8 @@ export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
  */
 function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   for (const [versionId, flight] of mirror.inflight) {
-    if (flight.waiting > 0 || flight.stop.signal.aborted) continue
+    // One still waiting for a place holds none: ending it would free nothing, and fail its next download.
+    if (flight.waiting > 0 || !flight.transferring || flight.stop.signal.aborted) continue
     flight.stop.abort()
     deps.log.info('mirror.archive_fetch_given_up', { version: versionId, why: 'its place was needed by a download waited on' })
     return
@@ -215,9 +225,12 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   const needsPlace = flight ? mirror.http.waiting() : mirror.http.full()
   if (!flight) {
     const stop = new AbortController()
-    const done = fetchArchive(deps, mirror.http, target, stop.signal).finally(() => mirror.inflight.delete(versionId))
-    done.catch(() => {}) // downloads that stopped waiting leave it to end alone
-    flight = { done, waiting: 0, stop }
+    const fresh: ArchiveFlight = { done: Promise.resolve(), waiting: 0, stop, transferring: false }
+    const onBody = () => (fresh.transferring = true)
+    const ended = () => mirror.inflight.delete(versionId)
+    fresh.done = fetchArchive(deps, mirror.http, target, stop.signal, onBody).finally(ended)
+    fresh.done.catch(() => {}) // downloads that stopped waiting leave it to end alone
+    flight = fresh
     mirror.inflight.set(versionId, flight)
   }
   flight.waiting++ // before a place is taken from a fetch nobody waits on: never this one
