@@ -1,7 +1,7 @@
 /** Settings of `serve`: one table gives each its flag, environment variable, default, validation and help. */
 import * as v from 'valibot'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID } from './domain/ids'
-import { withoutPassword } from './domain/urls'
+import { withoutPassword, withoutUrlSecrets } from './domain/urls'
 import { NODE_JSON_MAX_BYTES } from './services/node-json'
 import { MAX_STORED_INT } from './domain/stored-int'
 
@@ -40,14 +40,15 @@ const publicUrl = v.pipe(
 )
 /**
  * An upstream to mirror: its address is shown in /ready, the pages, the logs and the sync's output and kept in the
- * store, so a user and password in it would be shown to anyone (registries are read without credentials).
+ * store, so a user and password in it would be shown to anyone (registries are read without credentials). Paths are
+ * added to it, so a query or fragment (a token, say) would end up inside them: no request of a sync could work.
  */
 const upstreamUrl = v.pipe(
   httpUrl,
   v.check((s) => {
     const url = new URL(s)
-    return !url.username && !url.password
-  }, 'expected http(s)://HOST[:PORT][/PATH] without a user or password (the address is shown in /ready, the pages and the logs)'),
+    return !url.username && !url.password && !/[?#]/.test(s)
+  }, 'expected http(s)://HOST[:PORT][/PATH] without a user, password, query or fragment (the address is shown in /ready, the pages and the logs)'),
 )
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'expected a non-empty value'))
 const postgresUrl = v.pipe(
@@ -313,8 +314,9 @@ export function loadConfig<T extends Table = typeof SETTINGS>(
     const result = v.safeParse(setting.schema, raw)
     if (result.success) out[name] = result.output
     else {
-      // A start's problems reach service logs: an address's password is masked.
-      const shown = 'secret' in setting ? '***' : withoutPassword(String(raw))
+      // A start's problems reach service logs: an address's password is masked, an upstream's user and query go.
+      const address = setting.schema === upstreamUrl ? withoutUrlSecrets(String(raw)) : withoutPassword(String(raw))
+      const shown = 'secret' in setting ? '***' : address
       problems.push(`${sourceOf(name, setting, input.flags)}: ${result.issues[0].message} (got "${shown}")`)
     }
   }

@@ -21,3 +21,17 @@ export function withoutPassword(address: string): string {
   url.password = '***'
   return url.toString()
 }
+
+/** An address in a text: its scheme and authority, path, then any query or fragment, then punctuation that ends it. */
+const ADDRESS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'<>?#]*)([?#][^\s"'<>]*?)?([.,:;!)\]]*(?=[\s"'<>]|$))/gi
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i
+
+/**
+ * The text with every address in it (a whole text may be one) shown without its userinfo, query and fragment, which
+ * may hold credentials: a user and token, a presigned URL's signature (X-Amz-Signature, a GCS signature, a token).
+ * Scheme, host, port and path stay as given. Upstream addresses go through this wherever they reach a log line, an
+ * error message, an answer or a command's output: an upstream's archive URLs are the upstream's to choose.
+ */
+export function withoutUrlSecrets(text: string): string {
+  return text.replace(ADDRESS, (_, address: string, _secret, end: string) => address.replace(USERINFO, '$1') + end)
+}

@@ -5,6 +5,7 @@
  * unready (it serves offline).
  */
 import { sql } from 'kysely'
+import { withoutUrlSecrets } from '../domain/urls'
 import { dialectOf, isDatabaseUnavailable } from '../store/db'
 import { feedPosition } from '../store/changes'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
@@ -61,12 +62,13 @@ export async function readiness(deps: Pick<Deps, 'db' | 'blobs' | 'search' | 'fe
   const search = { ...index, stored, lag, state: index.ready ? (consistent ? 'ready' : 'drifted') : 'warming' }
   const ready = up && storage === 'ok' && consistent && (lag ?? 0) < LAG_LIMIT
   const fresh = deps.mirror?.freshness()
+  // A public answer: an address in these (an upstream's, an archive's in the error) without its secrets.
   const mirror = fresh && {
-    upstream: fresh.upstream,
+    upstream: withoutUrlSecrets(fresh.upstream),
     state: fresh.state,
     last_success_at: fresh.lastSuccessAt,
     last_attempt_at: fresh.lastAttemptAt,
-    last_error: fresh.lastError,
+    last_error: withoutUrlSecrets(fresh.lastError),
   }
   return {
     ready,

@@ -2,7 +2,8 @@
  * A remembered recent failure per upstream host, for requests a person waits on (archives fetched on first
  * download). Once a request finds a host unreachable, requests to it fail at once for `openMs` instead of each
  * waiting out the network again; then one request probes the host (the others still fail at once) and its outcome
- * closes the breaker or opens it for another period. A host that answers anything (a 404 included) is up.
+ * closes the breaker or opens it for another period. A host that answers anything (a 404 included) is up. A probe
+ * that has not ended after `probeMaxMs` (stuck behind our own work, never asking) no longer holds the others back.
  */
 
 export interface HostDown {
@@ -23,7 +24,7 @@ export type Outcome = { up: true } | { up: false; reason: string; timedOut: bool
 /**
  * Go ahead (and say how it went: the probe's outcome decides), or why not. `answered`: the host has answered (the
  * headers came), which closes the breaker at once, as a probe's body may take minutes; the request then counts as
- * any other, so a body that stalls or drips after that still finds the host down.
+ * any other (the client does not count a body that fails after the answer against its host).
  */
 export type Admission = { go: true; answered(): void; settle(outcome: Outcome): void } | { go: false; down: HostDown }
 
@@ -39,8 +40,13 @@ export interface BreakerEvents {
   onBack?(host: string, downForMs: number): void
 }
 
+/** A probe admitted at `at` (ms); the object is its identity: a later probe replaces it. */
+interface Probe {
+  at: number
+}
+
 interface Open extends HostDown {
-  probing: boolean
+  probe?: Probe
 }
 
 /** The origin of a URL (no userinfo, path or query); an unparsable URL is its own host. */
@@ -59,19 +65,35 @@ export function hostOf(url: string): string {
  */
 export const FORGET_AFTER_PERIODS = 10
 
-export function createCircuitBreaker(opts: { openMs: number; now?: () => number } & BreakerEvents): CircuitBreaker {
+/**
+ * `openMs`: how long a host found down is not asked. `probeMaxMs`: how long its probe may stay out before another
+ * request may probe instead (a probe that waits for a place held forever must not keep its host down for good).
+ */
+export interface BreakerOptions extends BreakerEvents {
+  openMs: number
+  probeMaxMs: number
+  now?: () => number
+}
+
+export function createCircuitBreaker(opts: BreakerOptions): CircuitBreaker {
   const now = opts.now ?? Date.now
   const open = new Map<string, Open>()
-  const forgotten = (o: Open) => !o.probing && now() - o.retryAt!.getTime() >= FORGET_AFTER_PERIODS * opts.openMs
+  const probing = (o: Open) => o.probe !== undefined && now() - o.probe.at < opts.probeMaxMs
+  const forgotten = (o: Open) => !probing(o) && now() - o.retryAt!.getTime() >= FORGET_AFTER_PERIODS * opts.openMs
   const forgetStale = () => {
     for (const [host, o] of open) if (forgotten(o)) open.delete(host)
   }
-  const snapshot = ({ probing, ...o }: Open): HostDown => ({ ...o, retryAt: probing ? undefined : o.retryAt })
+  const snapshot = (o: Open): HostDown => {
+    const { probe: _, ...down } = o
+    return { ...down, retryAt: probing(o) ? undefined : o.retryAt }
+  }
 
-  function settle(host: string, probe: boolean, outcome: Outcome) {
+  /** `probe`: the request's own, if it was admitted as one; only the probe still out decides for its host. */
+  function settle(host: string, probe: Probe | undefined, outcome: Outcome) {
     const o = open.get(host)
+    const current = probe !== undefined && o?.probe === probe
     if (outcome === 'unknown') {
-      if (o && probe) o.probing = false // the probe said nothing: the next request probes again
+      if (current) o!.probe = undefined // the probe said nothing: the next request probes again
       return
     }
     if (outcome.up) {
@@ -82,11 +104,12 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
     }
     const retryAt = new Date(now() + opts.openMs)
     if (o) {
-      // Still down: the probe failed (another period), or a request sent before the host went down came back.
-      if (probe) Object.assign(o, { reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probing: false })
+      // Still down: the probe failed (another period), or a request sent before the host went down (or a probe
+      // replaced by another) came back.
+      if (current) Object.assign(o, { reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probe: undefined })
       return
     }
-    const down: Open = { host, since: new Date(now()), reason: outcome.reason, timedOut: outcome.timedOut, retryAt, probing: false }
+    const down: Open = { host, since: new Date(now()), reason: outcome.reason, timedOut: outcome.timedOut, retryAt }
     forgetStale() // as a host goes down (rare, and after a wait on the network): never on a request's way
     open.set(host, down)
     opts.onDown?.(snapshot(down))
@@ -100,16 +123,15 @@ export function createCircuitBreaker(opts: { openMs: number; now?: () => number 
         open.delete(host)
         o = undefined
       }
-      if (o && (o.probing || now() < o.retryAt!.getTime())) return { go: false, down: snapshot(o) }
-      if (o) o.probing = true
-      let probe = !!o
+      if (o && (probing(o) || now() < o.retryAt!.getTime())) return { go: false, down: snapshot(o) }
+      let probe = o ? (o.probe = { at: now() }) : undefined
       let settled = false
       return {
         go: true,
         answered() {
           if (settled || !probe) return
-          settle(host, true, { up: true })
-          probe = false
+          settle(host, probe, { up: true }) // a probe replaced by another answering is the host back all the same
+          probe = undefined
         },
         settle(outcome) {
           if (settled) return

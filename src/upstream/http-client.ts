@@ -8,7 +8,9 @@
 import pLimit from 'p-limit'
 import * as v from 'valibot'
 import { plural } from '../domain/plural'
-import type { CircuitBreaker, HostDown } from './circuit-breaker'
+import { withoutUrlSecrets } from '../domain/urls'
+import { hostOf, type CircuitBreaker, type HostDown, type Outcome } from './circuit-breaker'
+import { requestHosts } from './request-hosts'
 
 export interface UpstreamHttpOptions {
   /** Requests in flight at once. */
@@ -53,13 +55,19 @@ export type UpstreamErrorKind = 'unreachable' | 'status' | 'invalid' | 'aborted'
 export class UpstreamError extends Error {
   constructor(
     readonly kind: UpstreamErrorKind,
+    /** Any address in it is shown without userinfo or query: the message reaches logs, answers and output. */
     message: string,
     readonly status?: number,
     /** Whether the last try ran out of time (no answer, a stall, a body too slow) rather than failed. */
     readonly timedOut = false,
   ) {
-    super(message)
+    super(withoutUrlSecrets(message))
   }
+
+  /** The origin of the host whose failure this is: the request's, or a redirect's target. */
+  host?: string
+  /** Whether that host had answered, and its body then failed (too slow, stalled, cut off): not the host down. */
+  inBody?: boolean
 }
 
 /** Not asked: the host was found unreachable a moment ago, and the breaker has not let a probe through yet. */
@@ -74,6 +82,7 @@ export class UpstreamDown extends UpstreamError {
       undefined,
       down.timedOut,
     )
+    this.host = down.host
   }
 }
 
@@ -85,14 +94,22 @@ const FINAL_UPSTREAM_CODES = new Set(['upstream_failed', 'upstream_timeout', 'ar
 /** Of such an answer's message, what is said on: enough to say why, not an upstream's essay. */
 const MAX_RELAYED_MESSAGE = 300
 
-/** One try's bounds: how long it may wait for headers, and whom to tell once the host has answered. */
+/**
+ * One try's bounds: how long it may wait for headers; the breaker's say before each host it is sent to (the reason
+ * not to, when that host is known down), and whom to tell once a host has answered.
+ */
 interface Try {
   headersWithinMs: number
-  answered(): void
+  admit(url: string): HostDown | undefined
+  answered(url: string): void
 }
 
-/** The runtime's errors for redirects it will not follow: too many of them, or to a scheme other than http(s). */
-const REDIRECTS_REFUSED = new Set(['TooManyRedirects', 'UnsupportedRedirectProtocol'])
+type AbortableInit = RequestInit & { signal: AbortSignal }
+
+/** Answers followed to their Location. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+/** Redirects followed for one try, as fetch follows them. */
+const MAX_REDIRECTS = 20
 
 /** A failure worth another try. */
 class Transient extends Error {
@@ -103,7 +120,24 @@ class Transient extends Error {
   ) {
     super(message)
   }
+
+  /** The origin of the host whose failure this is: the request's, or a redirect's target. */
+  host?: string
+  /** Whether that host had answered, and its body then failed (too slow, stalled, cut off): not the host down. */
+  inBody?: boolean
 }
+
+/** Redirects that lead nowhere: the host answered, and asking again gets the same. */
+const redirectsRefused = (url: string, why: string) =>
+  new UpstreamError('invalid', `${url}: the upstream's redirects were refused (${why})`)
+
+/** The error, said to be `host`'s doing unless it already names a host. */
+function blamed(err: unknown, host: string): unknown {
+  if ((err instanceof Transient || err instanceof UpstreamError) && err.host === undefined) err.host = host
+  return err
+}
+
+const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:'
 
 /**
  * A whole JSON reply takes at most this many timeouts: one dripping a byte a second never stalls, so the wait
@@ -157,6 +191,8 @@ export interface UpstreamHttp {
   ): Promise<T | { notModified: true }>
   /** Whether a request made now would wait for one of the `concurrency` places (all are taken). */
   full(): boolean
+  /** Whether requests wait for one of the places now (all are taken, and more are queued). */
+  waiting(): boolean
   readonly options: UpstreamHttpOptions
 }
 
@@ -257,33 +293,39 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     pace: Pace,
     use: (res: Response, body: ReadableStream<Uint8Array>) => Promise<T>,
     stop: AbortSignal | undefined,
-    { headersWithinMs, answered }: Try,
+    t: Try,
   ) {
     if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     stop?.addEventListener('abort', onAbort)
-    const timer = setTimeout(() => controller.abort(), headersWithinMs)
-    let res: Response
+    const timer = setTimeout(() => controller.abort(), t.headersWithinMs)
+    const sent = { 'user-agent': 'registry-mirror', ...headers }
+    const init = { headers: sent, signal: controller.signal, redirect: 'manual' as const }
+    /** Where the try is: the request's URL, then each redirect's target; a failure is its host's. */
+    let at = url
     try {
-      res = await doFetch(url, { headers: { 'user-agent': 'registry-mirror', ...headers }, signal: controller.signal, redirect: 'follow' })
-    } catch (err) {
-      stop?.removeEventListener('abort', onAbort)
-      if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
-      if (controller.signal.aborted) throw new Transient(`no answer within ${headersWithinMs} ms`, undefined, true)
-      // The host answered, with redirects that lead nowhere: asking again gets the same (a loop costs 100-odd requests).
-      const code = (err as { code?: unknown }).code
-      if (typeof code === 'string' && REDIRECTS_REFUSED.has(code)) {
-        throw new UpstreamError('invalid', `${url}: the upstream's redirects were refused (${code})`)
+      let res: Response
+      // Redirects are followed here, each target admitted by the breaker as its own host: a storage host or CDN
+      // that fails is found down, not the registry that sent there (whose other archives may be fine).
+      for (let hops = 0; ; hops++) {
+        const down = t.admit(at)
+        if (down) throw new UpstreamDown(url, down)
+        res = await ask(at, init, stop, t.headersWithinMs)
+        const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null
+        if (location === null) break
+        res.body?.cancel().catch(() => {})
+        t.answered(at)
+        // Redirects that lead nowhere are final: asking again gets the same (a loop cost 100-odd requests a try).
+        const next = URL.parse(location, at)
+        if (!next || !isHttp(next)) throw redirectsRefused(url, 'to an address not http(s)')
+        if (hops === MAX_REDIRECTS) throw redirectsRefused(url, `more than ${MAX_REDIRECTS}`)
+        at = next.href
       }
-      throw new Transient(`cannot connect: ${(err as Error).message}`)
-    } finally {
       clearTimeout(timer)
-    }
-    try {
       if (res.status === 502 || res.status === 504) {
         const final = await finalRegistryError(res, o.timeoutMs, () => controller.abort())
-        if (final) throw new UpstreamError('status', `HTTP ${res.status} from ${url}: ${final}`, res.status)
+        if (final) throw new UpstreamError('status', `HTTP ${res.status} from ${at}: ${final}`, res.status)
       }
       if (res.status === 429 || res.status === 408 || res.status >= 500) {
         res.body?.cancel().catch(() => {})
@@ -292,16 +334,33 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
           res.status === 429 || res.status === 503 ? retryAfter(res.headers.get('retry-after')) : undefined,
         )
       }
-      if (res.status === 304) return { notModified: true } as const
       if (res.status >= 400) {
         res.body?.cancel().catch(() => {})
-        throw new UpstreamError('status', `HTTP ${res.status} from ${url}`, res.status)
+        throw new UpstreamError('status', `HTTP ${res.status} from ${at}`, res.status)
       }
-      answered()
+      t.answered(at)
+      if (res.status === 304) return { notModified: true } as const
       const body = res.body ? guardedBody(res, o.timeoutMs, pace, () => controller.abort()) : new Blob([]).stream()
-      return await use(res, body)
+      return await use(res, body).catch((err: unknown) => {
+        if (err instanceof Transient) err.inBody = true
+        throw err
+      })
+    } catch (err) {
+      throw blamed(err, hostOf(at))
     } finally {
+      clearTimeout(timer)
       stop?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /** One GET of `url`, not following redirects: its answer's headers, or why none came. */
+  async function ask(url: string, init: AbortableInit, stop?: AbortSignal, withinMs = o.timeoutMs) {
+    try {
+      return await doFetch(url, init)
+    } catch (err) {
+      if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
+      if (init.signal.aborted) throw new Transient(`no answer within ${withinMs} ms`, undefined, true)
+      throw new Transient(`cannot connect: ${(err as Error).message}`)
     }
   }
 
@@ -310,7 +369,12 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
    * starts when the first try gets its slot, not while the request waits behind our own transfers and rate (its
    * caller bounds that wait), which a try left with no time would blame on the host as a timeout.
    */
-  async function tries<T>(url: string, run: (t: Try) => Promise<T>, stop: AbortSignal | undefined, answered: () => void): Promise<T> {
+  async function tries<T>(
+    url: string,
+    run: (t: Try) => Promise<T>,
+    stop: AbortSignal | undefined,
+    hosts: Omit<Try, 'headersWithinMs'>,
+  ): Promise<T> {
     let deadline = Infinity
     const left = () => Math.max(1, Math.round(Math.min(o.timeoutMs, deadline - performance.now())))
     let last: Transient | undefined
@@ -324,7 +388,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
               late = true // a retry whose slot came after the deadline: not tried
               throw last
             }
-            return run({ headersWithinMs: left(), answered })
+            return run({ ...hosts, headersWithinMs: left() })
           }, stop),
         )
       } catch (err) {
@@ -332,39 +396,37 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
         if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
         last = err
         const tried = plural(late ? n - 1 : n, 'try', 'tries')
-        const gaveUp = (why: string) => new UpstreamError('unreachable', `${url}: ${why}`, undefined, err.timedOut)
+        const { host, inBody } = err
+        const gaveUp = (why: string, timedOut = err.timedOut) =>
+          Object.assign(new UpstreamError('unreachable', `${url}: ${why}`, undefined, timedOut), { host, inBody })
         if (late) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
         if (n >= o.attempts) throw gaveUp(`${err.message} (after ${tried})`)
         if (err.retryAfterMs !== undefined && err.retryAfterMs > o.maxRetryAfterMs) {
-          throw new UpstreamError('unreachable', `${url}: the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`)
+          throw gaveUp(`the upstream asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s`, false)
         }
         const backoff = Math.min(30_000, o.backoffMs * 2 ** (n - 1))
         const waitMs = Math.max(err.retryAfterMs ?? 0, Math.round(backoff / 2 + (Math.random() * backoff) / 2))
         if (performance.now() + waitMs >= deadline) throw gaveUp(`${err.message} (after ${tried}, out of time)`)
-        o.onRetry?.({ url, attempt: n, waitMs, reason: err.message })
+        o.onRetry?.({ url: withoutUrlSecrets(url), attempt: n, waitMs, reason: withoutUrlSecrets(err.message) })
         await wait(waitMs, stop)
       }
     }
   }
 
-  /** A request's tries, unless the breaker knows its host to be down; how they ended tells the breaker. */
+  /**
+   * A request's tries, unless the breaker knows its host to be down; how they ended tells the breaker, about each
+   * host they were sent to. A probe's body may take minutes: its host is back at the answer's headers.
+   */
   async function withRetries<T>(url: string, run: (t: Try) => Promise<T>, stop = o.signal): Promise<T> {
-    const admission = o.breaker?.admit(url)
-    if (admission && !admission.go) throw new UpstreamDown(url, admission.down)
-    // A probe's body may take minutes: its host is back at the answer's headers, others turned away till then.
-    const answered = () => admission?.answered()
+    const hosts = requestHosts(o.breaker)
+    const down = hosts.admit(url)
+    if (down) throw new UpstreamDown(url, down)
     try {
-      const result = await tries(url, run, stop, answered)
-      admission?.settle({ up: true })
+      const result = await tries(url, run, stop, hosts)
+      hosts.settle()
       return result
     } catch (err) {
-      admission?.settle(
-        !(err instanceof UpstreamError) || err.kind === 'aborted'
-          ? 'unknown'
-          : err.kind === 'unreachable'
-            ? { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
-            : { up: true }, // it answered: a 4xx, or a reply we refuse
-      )
+      hosts.settle({ host: (err as { host?: string }).host ?? hostOf(url), outcome: breakerOutcome(err, url) })
       throw err
     }
   }
@@ -400,6 +462,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       )
     },
     full: () => limit.activeCount + limit.pendingCount >= Math.max(1, o.concurrency),
+    waiting: () => limit.pendingCount > 0,
   }
 }
 
@@ -408,9 +471,25 @@ export const isTransient = (err: unknown) => err instanceof Transient
 /** Aborted when either is. */
 const either = (a?: AbortSignal, b?: AbortSignal) => (a && b ? AbortSignal.any([a, b]) : (a ?? b))
 
-/** A failure's message for the breaker (and the log) without the URL, which may carry a signature; the runtime's names it. */
+/**
+ * What a request's failure says of the host it names. A body that failed after the answer (too slow, stalled, cut
+ * off) says nothing: it is one transfer's fate, and turning away the host's other downloads for it was wrong.
+ */
+function breakerOutcome(err: unknown, url: string): Outcome {
+  if (!(err instanceof UpstreamError) || err.kind === 'aborted' || err.inBody) return 'unknown'
+  if (err.kind !== 'unreachable') return { up: true } // it answered: a 4xx, or a reply we refuse
+  return { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
+}
+
+/** An address in a message, up to the punctuation that ends it. */
+const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)\]]/gi
+
+/**
+ * A failure's message for the breaker (and the log) without any address: the log names the host, and a path may say
+ * more than it should. The message starts with the request's URL, and the runtime's may name it or a redirect's.
+ */
 function withoutUrl(message: string, url: string): string {
-  return message.replace(`${url}: `, '').replaceAll(url, 'the URL')
+  return message.replace(`${withoutUrlSecrets(url)}: `, '').replace(ADDRESS, 'the URL')
 }
 
 /** The error for a reply that is not what the schema says, naming the first issue. */

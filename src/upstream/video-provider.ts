@@ -5,6 +5,7 @@
  * Authorization header and nowhere else: provider text passed on is scrubbed of it.
  */
 import * as v from 'valibot'
+import { withoutUrlSecrets } from '../domain/urls'
 import { AppError, badGateway, gatewayTimeout } from '../errors'
 import type { Log } from '../log'
 
@@ -100,7 +101,8 @@ const parseJson = (text: string): unknown => {
 }
 
 export function createVideoProvider(opts: ProviderOptions): VideoProvider {
-  const scrub = (text: string) => text.split(opts.key).join('***').slice(0, 300)
+  // Without the key, and without any address's query or user (a presigned image or result URL's signature).
+  const scrub = (text: string) => withoutUrlSecrets(text.split(opts.key).join('***')).slice(0, 300)
 
   /** What the provider said about a refusal, one line per part, for `details` (never raw HTML or the key). */
   function providerDetails(text: string): string[] {

@@ -1,8 +1,10 @@
 /**
  * What the pages say about mirrored data: where a publisher or node came from (an upstream's address, or an
  * imported bundle), when that upstream was last synced, and whether this server follows it now and how that goes.
- * Upstream addresses and instance ids are data from elsewhere: shown as text, linked only when they are http(s).
+ * Upstream addresses and instance ids are data from elsewhere: shown as text, linked only when they are http(s), and
+ * never with a user, query or fragment (credentials).
  */
+import { withoutUrlSecrets } from '../domain/urls'
 import type { Deps } from '../services/deps'
 import { describeOrigins, type MirrorStatus, type Provenance, type Upstream } from '../services/mirror/provenance'
 import type { UpstreamState } from '../services/mirror/runtime'
@@ -73,7 +75,7 @@ function Source({ upstream }: { upstream: Upstream }) {
       <>an imported bundle</>
     )
   }
-  return <ExternalLink href={upstream.id} />
+  return <ExternalLink href={withoutUrlSecrets(upstream.id)} />
 }
 
 function LastSync({ upstream, now }: { upstream: Upstream; now: Date }) {
@@ -160,7 +162,7 @@ export function MirrorFooter({ status, now }: { status: MirrorStatus | undefined
   const state = STATES[status.state]
   return (
     <p class="mirror-status">
-      Mirror of <ExternalLink href={status.upstream} />:{' '}
+      Mirror of <ExternalLink href={withoutUrlSecrets(status.upstream)} />:{' '}
       {status.lastSuccessAt ? (
         <>
           synced <Ago iso={status.lastSuccessAt} now={now} />

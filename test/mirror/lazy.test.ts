@@ -93,9 +93,8 @@ describe('archives fetched on first download', () => {
     const res = await mirror.call('GET', '/archives/acme/pack/1.0.0/node.zip')
     expect(res.status).toBe(504)
     expect(res.body.error).toBe('upstream_timeout')
-    expect(res.body.message).toMatch(
-      /^this archive is not stored here yet, and the upstream has been timing out since \S+Z; it is asked again in \d+ s$/,
-    )
+    // The host answered: one slow body is not the host timing out for every other download.
+    expect(res.body.message).toBe('this archive is not stored here yet, and the upstream did not provide it in time')
     expect(performance.now() - started).toBeLessThan(5_000)
   })
 

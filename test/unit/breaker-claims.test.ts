@@ -14,7 +14,7 @@ const down = { up: false, reason: 'cannot connect', timedOut: false } as const
 
 test('a late failure of a request sent before the host went down does not put off the probe', () => {
   let now = 1_000_000
-  const b = createCircuitBreaker({ openMs: 30_000, now: () => now })
+  const b = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000, now: () => now })
   const older = b.admit(URL_A)
   const first = b.admit(URL_A)
   if (first.go) first.settle(down)

@@ -19,7 +19,7 @@ const answeringHost = (async (_url: string, init: RequestInit) => {
 const drain = async (body: ReadableStream<Uint8Array>) => void (await new Response(body).arrayBuffer())
 
 test('a request that waited out its deadline in our queue is not the host timing out', async () => {
-  const breaker = createCircuitBreaker({ openMs: 30_000 })
+  const breaker = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000 })
   const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 200, deadlineMs: 200, attempts: 2, breaker, fetch: answeringHost })
   // The one slot is held by a transfer that takes longer than the deadline of the request behind it.
   const long = http.download(URL_A, async (body) => (await drain(body), await Bun.sleep(400)))
@@ -30,7 +30,7 @@ test('a request that waited out its deadline in our queue is not the host timing
 })
 
 test('a retry whose slot comes after the deadline is not tried: the host is down for what it did', async () => {
-  const breaker = createCircuitBreaker({ openMs: 30_000 })
+  const breaker = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000 })
   let refused = 0
   const refusingB = (async (url: string, init: RequestInit) => {
     if (url === URL_B) throw (refused++, new Error('connection refused'))

@@ -7,6 +7,7 @@ function breaker() {
   const events: string[] = []
   const b = createCircuitBreaker({
     openMs: 30_000,
+    probeMaxMs: 110_000,
     now: () => now,
     onDown: (d) => events.push(`down ${d.host} ${d.reason}`),
     onBack: (host, ms) => events.push(`back ${host} ${ms}`),

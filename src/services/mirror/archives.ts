@@ -13,7 +13,7 @@ import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { timestamp, type Deps } from '../deps'
-import type { MirrorRuntime } from './runtime'
+import type { ArchiveFlight, MirrorRuntime } from './runtime'
 
 export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
 
@@ -85,8 +85,17 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 }
 
 /** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
-/** `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place). */
-export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target, signal?: AbortSignal): Promise<ArchiveOutcome> {
+/**
+ * `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when
+ * the archive's body begins to come (the fetch holds one of the client's places until it ends).
+ */
+export async function fetchArchive(
+  deps: Deps,
+  http: UpstreamHttp,
+  t: Target,
+  signal?: AbortSignal,
+  onBody?: () => void,
+): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
     // Looked for again under an intent: a sweep could otherwise delete the bytes found before the row is written.
@@ -104,7 +113,7 @@ export async function fetchArchive(deps: Deps, http: UpstreamHttp, t: Target, si
   }
   const fetched = await http.download(
     t.url,
-    async (body, res) => ({ staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
+    async (body, res) => (onBody?.(), { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
     { signal },
   )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
@@ -168,14 +177,16 @@ export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
 
 /** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
 /**
- * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on: a slow but steady
- * transfer goes on after its download gave up (a later one finds it stored), but it holds one of the client's places
- * until its body ends, and four of them (an upstream sending just within the pace) kept every other first download
- * waiting for hours. The one ended is fetched again by its next download.
+ * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on (starting a fetch, or
+ * joining one that waits for a place): a slow but steady transfer goes on after its download gave up (a later one
+ * finds it stored), but it holds one of the client's places until its body ends, and four of them (an upstream
+ * sending just within the pace) kept every other first download waiting for hours. The one ended is fetched again
+ * by its next download.
  */
 function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   for (const [versionId, flight] of mirror.inflight) {
-    if (flight.waiting > 0 || flight.stop.signal.aborted) continue
+    // One still waiting for a place holds none: ending it would free nothing, and fail its next download.
+    if (flight.waiting > 0 || !flight.transferring || flight.stop.signal.aborted) continue
     flight.stop.abort()
     deps.log.info('mirror.archive_fetch_given_up', { version: versionId, why: 'its place was needed by a download waited on' })
     return
@@ -209,15 +220,21 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
     if (waitS > 0) throw archiveRefused(source.problem, waitS)
   }
   let flight = mirror.inflight.get(versionId)
+  // This download will wait for one of the client's places: a new fetch that finds them all taken, or a fetch joined
+  // while requests wait for one (its own, perhaps: a breaker's probe behind an endless transfer nobody waits on).
+  const needsPlace = flight ? mirror.http.waiting() : mirror.http.full()
   if (!flight) {
-    if (mirror.http.full()) giveUpAbandonedFetch(deps, mirror)
     const stop = new AbortController()
-    const done = fetchArchive(deps, mirror.http, target, stop.signal).finally(() => mirror.inflight.delete(versionId))
-    done.catch(() => {}) // downloads that stopped waiting leave it to end alone
-    flight = { done, waiting: 0, stop }
+    const fresh: ArchiveFlight = { done: Promise.resolve(), waiting: 0, stop, transferring: false }
+    const onBody = () => (fresh.transferring = true)
+    const ended = () => mirror.inflight.delete(versionId)
+    fresh.done = fetchArchive(deps, mirror.http, target, stop.signal, onBody).finally(ended)
+    fresh.done.catch(() => {}) // downloads that stopped waiting leave it to end alone
+    flight = fresh
     mirror.inflight.set(versionId, flight)
   }
-  flight.waiting++
+  flight.waiting++ // before a place is taken from a fetch nobody waits on: never this one
+  if (needsPlace) giveUpAbandonedFetch(deps, mirror)
   try {
     const outcome = (await withinTime(flight.done, mirror.waitMs).finally(() => flight.waiting--)) as ArchiveOutcome | 'late'
     if (outcome === 'late') {
@@ -256,7 +273,9 @@ const PROBING_RETRY_AFTER_S = 5
  * in time, else 502. The breaker's clock is the real one (a test's clock may stand still).
  */
 function upstreamFailure(deps: Deps, breaker: CircuitBreaker, url: string, versionId: string, err: UpstreamError): AppError {
-  const down = err instanceof UpstreamDown ? err.down : breaker.down().find((d) => d.host === hostOf(url))
+  // The host whose failure it was: the archive URL's, or a redirect's target (a storage host).
+  const host = err.host ?? hostOf(url)
+  const down = err instanceof UpstreamDown ? err.down : breaker.down().find((d) => d.host === host)
   if (!(err instanceof UpstreamDown)) deps.log.warn('mirror.archive_fetch_failed', { version: versionId, error: err.message })
   const notHere = 'this archive is not stored here yet'
   if (!down || err.kind !== 'unreachable') {

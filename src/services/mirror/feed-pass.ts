@@ -5,6 +5,7 @@
  * resumes where it stopped; the next pages are read while the current ones are applied.
  */
 import type { EntityKind, MirrorItem, VersionItem } from '../../domain/mirror-items'
+import { withoutUrlSecrets } from '../../domain/urls'
 import type { Store } from '../../store/db'
 import { breathe } from '../../store/bulk'
 import { listUnseen, touchOrigins } from '../../store/mirror-entities'
@@ -23,7 +24,10 @@ export async function feedPass(ctx: RunContext): Promise<void> {
   const behind = page.head < source.cursor_serial
   const due = source.runs_since_full + 1 >= opts.fullEvery
   const full = opts.full || reset || behind || due || source.upstream_instance === ''
-  if (reset || behind) deps.log.warn('mirror.upstream_reset', { upstream: opts.from, instance: page.instance, head: page.head })
+  if (reset || behind) {
+    const upstream = withoutUrlSecrets(opts.from)
+    deps.log.warn('mirror.upstream_reset', { upstream, instance: page.instance, head: page.head })
+  }
   if (full && source.cursor_serial !== 0) page = await fetchPage(0)
   summary.full = full
   const reader = readFeed(opts.http, opts.from, page, { ahead: AHEAD })

@@ -40,8 +40,12 @@ export interface LazyUpstreamOptions {
 
 export function createLazyUpstream(opts: LazyUpstreamOptions): LazyUpstream {
   const openMs = opts.openMs ?? LAZY_OPEN_MS
+  const waitMs = Math.min(JSON_REPLY_TIMEOUTS * opts.http.timeoutMs, MAX_DOWNLOAD_WAIT_MS)
   const breaker = createCircuitBreaker({
     openMs,
+    // By then the download that probed has answered, and a probe that got one of the client's places has ended (its
+    // tries end within one --sync-timeout of that): one still out waits behind our own transfers, not the host.
+    probeMaxMs: waitMs,
     onDown(down) {
       opts.log.warn('mirror.upstream_down', {
         upstream: down.host,
@@ -61,5 +65,5 @@ export function createLazyUpstream(opts: LazyUpstreamOptions): LazyUpstream {
     deadlineMs: Math.min(opts.http.timeoutMs, MAX_DOWNLOAD_WAIT_MS),
     breaker,
   })
-  return { http, breaker, waitMs: Math.min(JSON_REPLY_TIMEOUTS * opts.http.timeoutMs, MAX_DOWNLOAD_WAIT_MS) }
+  return { http, breaker, waitMs }
 }

@@ -19,6 +19,8 @@ export interface ArchiveFlight {
   done: Promise<unknown>
   waiting: number
   stop: AbortController
+  /** Whether its body is coming: it holds one of the client's places (before, it may wait for one). */
+  transferring: boolean
 }
 
 export interface MirrorRuntime {

@@ -2,6 +2,7 @@
  * `serve --sync-from`: the same sync engine, in the serving process, every N minutes, one run at a time. Its
  * writes go through commitWrite, so the index and caches follow at once. Stopping aborts a run between batches.
  */
+import { withoutUrlSecrets } from '../../domain/urls'
 import type { ArchiveMode } from '../../store/schema'
 import type { UpstreamHttp } from '../../upstream/http-client'
 import { timestamp, type Deps } from '../deps'
@@ -28,12 +29,13 @@ export function startSyncScheduler(
   },
 ): SyncScheduler {
   const stopping = new AbortController()
+  const shownUpstream = withoutUrlSecrets(opts.from)
   let running: Promise<SyncSummary | undefined> | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
 
   const run = async (): Promise<SyncSummary | undefined> => {
     if (stopping.signal.aborted) return undefined
-    deps.log.info('mirror.sync_started', { upstream: opts.from })
+    deps.log.info('mirror.sync_started', { upstream: shownUpstream })
     const attemptedAt = timestamp(deps)
     const summary = await runSync(deps, {
       from: opts.from,
@@ -46,7 +48,7 @@ export function startSyncScheduler(
     const lastRun = { source: opts.from, unreachable: summary.unreachable, attemptedAt, error: summary.reason ?? '' }
     await opts.freshness.refresh(lastRun).catch(() => {})
     const fields = {
-      upstream: opts.from,
+      upstream: shownUpstream,
       complete: summary.complete,
       full: summary.full,
       problems: summary.problems.length,
@@ -64,13 +66,13 @@ export function startSyncScheduler(
   const schedule = () => {
     timer = setTimeout(() => {
       void runNow()
-        .catch((err: Error) => deps.log.error('mirror.sync_failed', { error: err.message }))
+        .catch((err: Error) => deps.log.error('mirror.sync_failed', { error: withoutUrlSecrets(err.message) }))
         .finally(() => !stopping.signal.aborted && schedule())
     }, opts.everyMs)
     timer.unref?.()
   }
   void runNow()
-    .catch((err: Error) => deps.log.error('mirror.sync_failed', { error: err.message }))
+    .catch((err: Error) => deps.log.error('mirror.sync_failed', { error: withoutUrlSecrets(err.message) }))
     .finally(() => !stopping.signal.aborted && schedule())
   return {
     runNow,

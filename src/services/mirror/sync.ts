@@ -5,6 +5,7 @@
  */
 import type { ItemProblem } from '../../domain/mirror-items'
 import { plural } from '../../domain/plural'
+import { withoutUrlSecrets } from '../../domain/urls'
 import { ensureSource, updateSource } from '../../store/mirror-sources'
 import type { ArchiveMode, MirrorSourceRow } from '../../store/schema'
 import { FeedError, hasFeed } from '../../upstream/feed-client'
@@ -69,7 +70,7 @@ export const MAX_REPORTED_PROBLEMS = 100
 export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummary> {
   const started = performance.now()
   const summary: SyncSummary = {
-    source: opts.from,
+    source: withoutUrlSecrets(opts.from),
     kind: 'feed',
     full: opts.full,
     complete: false,
@@ -112,12 +113,16 @@ export async function runSync(deps: Deps, opts: SyncOptions): Promise<SyncSummar
     summary.unreachable = err instanceof UpstreamError && err.kind === 'unreachable'
     const known = err instanceof UpstreamError || err instanceof SyncError || err instanceof FeedError
     summary.reason = known ? (err as Error).message : `unexpected failure: ${(err as Error).message}`
-    if (!known) deps.log.error('mirror.sync_failed', { error: (err as Error).message, stack: (err as Error).stack })
+    if (!known) deps.log.error('mirror.sync_failed', { error: withoutUrlSecrets(summary.reason), stack: stackOf(err) })
   }
+  // Said on stderr, in /ready and the log: an address in it (an archive's, an upstream's) without its secrets.
+  if (summary.reason) summary.reason = withoutUrlSecrets(summary.reason)
   summary.seconds = (performance.now() - started) / 1000
   await recordOutcome(deps, opts.from, summary).catch((err: Error) => deps.log.error('mirror.record_failed', { error: err.message }))
   return summary
 }
+
+const stackOf = (err: unknown) => withoutUrlSecrets(String((err as Error).stack))
 
 /** A run that cannot go on for a reason of its own (not the network's). */
 export class SyncError extends Error {}
@@ -142,7 +147,9 @@ async function recordOutcome(deps: Deps, id: string, s: SyncSummary): Promise<vo
 }
 
 export function addProblems(ctx: RunContext, problems: readonly ItemProblem[]): void {
-  for (const p of problems) {
+  for (const given of problems) {
+    // A reason may quote what the upstream sent (a URL that did not validate, say).
+    const p = { ...given, reason: withoutUrlSecrets(given.reason) }
     ctx.summary.problems.push(p)
     ctx.deps.log.warn('mirror.item_skipped', { kind: p.kind, id: p.id, reason: p.reason })
   }
