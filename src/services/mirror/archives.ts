@@ -12,7 +12,8 @@ import { insertHostNodes } from '../../store/versions'
 import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
-import { timestamp, type Deps } from '../deps'
+import { commitWrite } from '../changes'
+import type { Deps } from '../deps'
 import type { ArchiveFlight, MirrorRuntime } from './runtime'
 
 export type ArchiveOutcome = { stored: true; bytes: number } | { stored: false; refused: string } | { stored: false; unchanged: true }
@@ -34,8 +35,15 @@ export async function archiveTarget(deps: Pick<Deps, 'db'>, versionId: string): 
     .executeTakeFirst()
 }
 
+/**
+ * Records why, in a write that feeds the version's node: an archive only mirrored is no longer served, which its node
+ * shows (the downloadUrl of its latest version, its install answer) in every process's caches as in a fresh one.
+ */
 async function refuse(deps: Deps, t: Target, reason: string): Promise<ArchiveOutcome> {
-  await setArchiveProblem(deps.db, t.version_id, reason, timestamp(deps))
+  await commitWrite(deps, async (w) => {
+    await setArchiveProblem(w.db, t.version_id, reason, w.now)
+    w.version(t.version_id, t.node_id)
+  })
   deps.log.warn('mirror.archive_refused', { version: t.version_id, node: t.node_id, reason })
   return { stored: false, refused: reason }
 }
