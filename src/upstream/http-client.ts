@@ -300,6 +300,8 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     const onAbort = () => controller.abort()
     stop?.addEventListener('abort', onAbort)
     const timer = setTimeout(() => controller.abort(), t.headersWithinMs)
+    // Sent to every redirect's target as well (they are followed below, not by fetch, which drops credentials on a
+    // move to another host): no credential may ever be among them.
     const sent = { 'user-agent': 'registry-mirror', ...headers }
     const init = { headers: sent, signal: controller.signal, redirect: 'manual' as const }
     /** Where the try is: the request's URL, then each redirect's target; a failure is its host's. */
