@@ -4,7 +4,7 @@
  * behind an endless transfer its download gave up on, and every later download of that archive with it.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { makeZip, samplePack } from '../support/archives'
+import { randomPackZip } from '../support/archives'
 import { timed } from '../support/gone-upstream'
 import { lazilyMirrored, pacedArchive, type LazilyMirrored } from '../support/paced-archive'
 
@@ -16,10 +16,9 @@ afterEach(async () => {
 
 const SLOW = '/archives/acme/slow/1.0.0/node.zip'
 const PACK = '/archives/acme/pack/1.0.0/node.zip'
-const randomZip = (size: number) => makeZip(samplePack([{ name: 'model.bin', data: crypto.getRandomValues(new Uint8Array(size)) }]))
 
 test('a download joining a fetch that waits for a place ends a fetch nobody waits on: the archive comes at once', async () => {
-  const packs = { slow: randomZip(1000), pack: randomZip(1000) }
+  const packs = { slow: randomPackZip(1000), pack: randomPackZip(1000) }
   world = await lazilyMirrored(packs, { timeoutMs: 250, concurrency: 1 }) // one place; a download waits 1 s
   const { upstream, mirror } = world
   upstream.intercept = (url) => (url.pathname === SLOW ? pacedArchive(packs.slow, 50, { endless: true }) : undefined)
@@ -39,7 +38,7 @@ test('a download joining a fetch that waits for a place ends a fetch nobody wait
 }, 30_000)
 
 test('a fetch waiting for a place holds none: never the one given up, only one whose body is coming', async () => {
-  const packs = { slow: randomZip(1000), pack: randomZip(1000) }
+  const packs = { slow: randomPackZip(1000), pack: randomPackZip(1000) }
   world = await lazilyMirrored(packs, { timeoutMs: 250, concurrency: 1 }) // one place; a download waits 1 s
   const { upstream, mirror } = world
   upstream.intercept = (url) => (url.pathname === SLOW ? pacedArchive(packs.slow, 50, { endless: true }) : undefined)

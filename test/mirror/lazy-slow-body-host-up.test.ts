@@ -5,7 +5,7 @@
  * 127.0.0.1 whose reply for one archive misbehaves.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { makeZip, samplePack } from '../support/archives'
+import { randomPackZip } from '../support/archives'
 import { timed } from '../support/gone-upstream'
 import { lazilyMirrored, pacedArchive, type LazilyMirrored } from '../support/paced-archive'
 
@@ -17,7 +17,6 @@ afterEach(async () => {
 
 const SLOW = '/archives/acme/slow/1.0.0/node.zip'
 const OTHER = '/archives/acme/other/1.0.0/node.zip'
-const zipOf = (size: number) => makeZip(samplePack([{ name: 'model.bin', data: crypto.getRandomValues(new Uint8Array(size)) }]))
 
 /** `bytes` 512 at a time, one every 50 ms: some 10 KB a second, never a pause as long as the timeout. */
 function trickle(bytes: Uint8Array): Response {
@@ -53,7 +52,7 @@ const bodies: [string, (bytes: Uint8Array) => Response, number][] = [
 
 for (const [what, reply, status] of bodies) {
   test(`a body ${what}: that download fails, the host is not found down, its other archives come`, async () => {
-    const packs = { slow: zipOf(200_000), other: zipOf(5_000) }
+    const packs = { slow: randomPackZip(200_000), other: randomPackZip(5_000) }
     world = await lazilyMirrored(packs, { timeoutMs: 250 })
     const { upstream, mirror } = world
     upstream.intercept = (url) => (url.pathname === SLOW ? reply(packs.slow) : undefined)

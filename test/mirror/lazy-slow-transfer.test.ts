@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/config'
 import { startMirroring } from '../../src/serve-mirror'
-import { makeZip, samplePack } from '../support/archives'
+import { randomPackZip } from '../support/archives'
 import type { TestApp } from '../support/app'
 import { eventually } from '../support/eventually'
 import { timed } from '../support/gone-upstream'
@@ -22,7 +22,6 @@ afterEach(async () => {
 })
 
 const PATH = '/archives/acme/pack/1.0.0/node.zip'
-const randomZip = (size: number) => makeZip(samplePack([{ name: 'model.bin', data: crypto.getRandomValues(new Uint8Array(size)) }]))
 
 /** Nothing staged is left in the mirror's data directory, and no blob intent. */
 async function nothingLeftBehind(mirror: TestApp) {
@@ -31,7 +30,7 @@ async function nothingLeftBehind(mirror: TestApp) {
 }
 
 test('a slow but steady first download: 504 "still being fetched" after 4 timeouts, then served, fetched once', async () => {
-  const zip = randomZip(1_000_000)
+  const zip = randomPackZip(1_000_000)
   world = await lazilyMirrored({ pack: zip }, { timeoutMs: 250 }) // a download waits 1 s
   const { upstream, mirror } = world
   upstream.intercept = (url) => (url.pathname === PATH ? pacedArchive(zip, 60) : undefined) // some 2 s in all
@@ -49,7 +48,7 @@ test('a slow but steady first download: 504 "still being fetched" after 4 timeou
 }, 30_000)
 
 test('a transfer that fails after its download stopped waiting ends alone: the next download fetches it again', async () => {
-  const zip = randomZip(1_000_000)
+  const zip = randomPackZip(1_000_000)
   // A download waits 1 s; a host found failing is asked again at once (the breaker is not what this is about).
   world = await lazilyMirrored({ pack: zip }, { timeoutMs: 250, attempts: 1, openMs: 1 })
   const { upstream, mirror } = world
@@ -66,8 +65,8 @@ test('a transfer that fails after its download stopped waiting ends alone: the n
 }, 30_000)
 
 test('a download waited on takes the place of a fetch its download gave up on; that one is fetched again later', async () => {
-  const slowZip = randomZip(1000)
-  const zip = randomZip(1000)
+  const slowZip = randomPackZip(1000)
+  const zip = randomPackZip(1000)
   world = await lazilyMirrored({ slow: slowZip, pack: zip }, { timeoutMs: 250, concurrency: 1 }) // one place; waits 1 s
   const { upstream, mirror } = world
   const slow = '/archives/acme/slow/1.0.0/node.zip'
@@ -90,7 +89,7 @@ test('a download waited on takes the place of a fetch its download gave up on; t
 }, 30_000)
 
 test('without a download waiting for its place, a fetch given up on by its download goes on to the end', async () => {
-  const zip = randomZip(300_000)
+  const zip = randomPackZip(300_000)
   world = await lazilyMirrored({ pack: zip }, { timeoutMs: 250, concurrency: 1 })
   const { upstream, mirror } = world
   upstream.intercept = (url) => (url.pathname === PATH ? pacedArchive(zip, 200) : undefined) // some 2 s in all
@@ -102,7 +101,7 @@ test('without a download waiting for its place, a fetch given up on by its downl
 }, 30_000)
 
 test('stopping serve mid-fetch ends the transfer at once: nothing staged, no intent left, the download answered', async () => {
-  const zip = randomZip(2_000_000)
+  const zip = randomPackZip(2_000_000)
   world = await lazilyMirrored({ pack: zip }) // serve's own client of first downloads, below
   const { upstream, mirror } = world
   let chunksSent = 0

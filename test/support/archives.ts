@@ -232,3 +232,7 @@ export function samplePack(extra: FileSpec[] = []): FileSpec[] {
     ...extra,
   ]
 }
+
+/** A sample pack's zip with `size` random bytes in it (random: every call is an archive of its own, which does not compress). */
+export const randomPackZip = (size: number) =>
+  makeZip(samplePack([{ name: 'model.bin', data: crypto.getRandomValues(new Uint8Array(size)) }]))
