@@ -3,6 +3,8 @@
  * address as logs and messages may show it.
  */
 
+import { mapAddresses } from './addresses'
+
 export const ARCHIVE_PREFIX = '/archives'
 
 export function archivePath(publisherId: string, nodeId: string, version: string): string {
@@ -22,16 +24,19 @@ export function withoutPassword(address: string): string {
   return url.toString()
 }
 
-/** An address in a text: its scheme and authority, path, then any query or fragment, then punctuation that ends it. */
-const ADDRESS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s"'<>?#]*)([?#][^\s"'<>]*?)?([.,:;!)\]]*(?=[\s"'<>]|$))/gi
-const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i
-
 /**
  * The text with every address in it (a whole text may be one) shown without its userinfo, query and fragment, which
  * may hold credentials: a user and token, a presigned URL's signature (X-Amz-Signature, a GCS signature, a token).
- * Scheme, host, port and path stay as given. Upstream addresses go through this wherever they reach a log line, an
- * error message, an answer or a command's output: an upstream's archive URLs are the upstream's to choose.
+ * Scheme, host, port and path stay as given, and so does the punctuation after a query. Upstream addresses go through
+ * this wherever they reach a log line, an error message, an answer or a command's output: an upstream's archive URLs
+ * are the upstream's to choose. Linear in the text (domain/addresses.ts).
  */
 export function withoutUrlSecrets(text: string): string {
-  return text.replace(ADDRESS, (_, address: string, _secret, end: string) => address.replace(USERINFO, '$1') + end)
+  return mapAddresses(text, ({ start, authority, query, trimmed, end }) => {
+    const host = text.slice(authority, query)
+    const slash = host.indexOf('/')
+    const user = host.lastIndexOf('@', slash === -1 ? host.length : slash)
+    const kept = text.slice(start, authority) + host.slice(user + 1)
+    return query < end ? kept + text.slice(Math.max(trimmed, query + 1), end) : kept
+  })
 }

@@ -8,6 +8,7 @@
 import pLimit from 'p-limit'
 import * as v from 'valibot'
 import { plural } from '../domain/plural'
+import { mapAddresses } from '../domain/addresses'
 import { withoutUrlSecrets } from '../domain/urls'
 import { hostOf, type CircuitBreaker, type HostDown, type Outcome } from './circuit-breaker'
 import { requestHosts } from './request-hosts'
@@ -483,15 +484,13 @@ function breakerOutcome(err: unknown, url: string): Outcome {
   return { up: false, reason: withoutUrl(err.message, url), timedOut: err.timedOut }
 }
 
-/** An address in a message, up to the punctuation that ends it. */
-const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)\]]/gi
-
 /**
  * A failure's message for the breaker (and the log) without any address: the log names the host, and a path may say
  * more than it should. The message starts with the request's URL, and the runtime's may name it or a redirect's.
  */
 function withoutUrl(message: string, url: string): string {
-  return message.replace(`${withoutUrlSecrets(url)}: `, '').replace(ADDRESS, 'the URL')
+  const rest = message.replace(`${withoutUrlSecrets(url)}: `, '')
+  return mapAddresses(rest, ({ trimmed, end }) => `the URL${rest.slice(trimmed, end)}`)
 }
 
 /** The error for a reply that is not what the schema says, naming the first issue. */

@@ -23,3 +23,13 @@ test('addresses in a message, and the punctuation after them, as written', () =>
       'See (https://docs.test/why), or HTTP 403 from https://s3.test/k (after 2 tries)',
   )
 })
+
+test('a hostile text is read in one pass: a quarter of a megabyte of near-addresses, within the test time', () => {
+  const quarterMegabyte = 128 * 1024
+  const dots = `http://h/p?${'.'.repeat(2 * quarterMegabyte)}x`
+  expect(withoutUrlSecrets(dots)).toBe('http://h/p')
+  const dashes = 'a-'.repeat(quarterMegabyte) // a scheme's characters, never followed by ://
+  expect(withoutUrlSecrets(dashes)).toBe(dashes)
+  const schemes = 'a://'.repeat(quarterMegabyte / 2)
+  expect(withoutUrlSecrets(schemes)).toBe(schemes)
+})
