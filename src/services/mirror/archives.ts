@@ -92,10 +92,10 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
   }
 }
 
-/** Fetches, checks and stores one archive; a pin it does not match refuses the bytes. */
 /**
- * `signal` abandons the transfer (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when
- * the archive's body begins to come (the fetch holds one of the client's places until it ends).
+ * Fetches, checks and stores one archive; a pin it does not match refuses the bytes. `signal` abandons the transfer
+ * (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when the archive's body begins to
+ * come (the fetch holds one of the client's places until it ends).
  */
 export async function fetchArchive(
   deps: Deps,
@@ -183,7 +183,6 @@ export async function verifyArchive(
 /** How long after a refusal a download asks the upstream for the archive again (it may have been put right). */
 export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
 
-/** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
 /**
  * Ends the oldest archive fetch nobody waits for any more, for a download someone does wait on (starting a fetch, or
  * joining one that waits for a place): a slow but steady transfer goes on after its download gave up (a later one
@@ -201,6 +200,7 @@ function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   }
 }
 
+/** `waitS`: when a download asks the upstream again; none for the refusal a fetch just made (an hour then). */
 const archiveRefused = (reason: string, waitS = REFUSED_ASKED_AGAIN_MS / 1000) =>
   new AppError(502, 'archive_refused', `the upstream's archive was refused: ${reason}; it is asked for again in ${waitS} s`, {
     'Retry-After': String(waitS),
