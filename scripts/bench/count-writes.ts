@@ -9,6 +9,7 @@ import { Database } from 'bun:sqlite'
 import { parseArgs } from 'node:util'
 import { openStoreWriter } from '../../src/store/db'
 import { writeDownloadCounts } from '../../src/store/download-counts'
+import { activeIdsIn } from './mixed'
 import { picker, seededRandom } from './random'
 
 const { values, positionals } = parseArgs({
@@ -21,17 +22,7 @@ if (!path) throw new Error('usage: count-writes.ts STORE_FILE [--nodes N] [--bat
 const perBatch = Number(values.nodes)
 const batches = Number(values.batches)
 
-const ids = (() => {
-  const db = new Database(path, { readonly: true })
-  try {
-    return db
-      .query<{ id: string }, []>("select id from nodes where status = 'active'")
-      .all()
-      .map((r) => r.id)
-  } finally {
-    db.close()
-  }
-})()
+const ids = activeIdsIn(path)
 const pick = picker(seededRandom(11))
 const db = openStoreWriter(path, { autocheckpointPages: 0 })
 const checkpointer = new Database(path)

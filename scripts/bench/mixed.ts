@@ -44,9 +44,9 @@ export async function benchStore(n: number, fresh = false): Promise<string> {
   return dir
 }
 
-/** Ids of the active nodes (every one has an installable latest version). */
-function activeIds(dir: string): string[] {
-  const db = new Database(join(dir, 'registry.db'), { readonly: true })
+/** Ids of the active nodes of the store file (every one has an installable latest version). */
+export function activeIdsIn(storeFile: string): string[] {
+  const db = new Database(storeFile, { readonly: true })
   try {
     return db
       .query<{ id: string }, []>("SELECT id FROM nodes WHERE status = 'active'")
@@ -117,7 +117,7 @@ interface RunOptions {
 
 async function runSize(n: number, { SECONDS, WARMUP, CLIENTS, fresh, byKind }: RunOptions) {
   const dir = await benchStore(n, fresh)
-  const ids = activeIds(dir)
+  const ids = activeIdsIn(join(dir, 'registry.db'))
   const server = await startServer(dir, process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])
   try {
     const indexMs = await waitForIndex(server.url)
