@@ -80,9 +80,12 @@ export function archiveRoutes(deps: Deps) {
     if (range === null) {
       throw new AppError(416, 'range_not_satisfiable', 'the requested range is outside the archive', { 'Content-Range': `bytes */${size}` })
     }
-    const { downloads, downloadBytes } = deps.metrics
-    downloads.inc({ kind: range ? 'archive_range' : 'archive' })
-    downloadBytes.inc(range ? range.end - range.start + 1 : size)
+    // A HEAD sends no body (link checkers and monitors send one): it answers as the GET would, uncounted.
+    if (c.req.method !== 'HEAD') {
+      const { downloads, downloadBytes } = deps.metrics
+      downloads.inc({ kind: range ? 'archive_range' : 'archive' })
+      downloadBytes.inc(range ? range.end - range.start + 1 : size)
+    }
     // The object store serves the bytes itself (ranges and all) when the operator asks for it.
     if (deps.settings.presignedDownloads && deps.blobs.presign) {
       return c.redirect(deps.blobs.presign(archive.sha256, PRESIGNED_SECONDS), 302)
