@@ -123,9 +123,11 @@ async function serveCommand(argv: string[], io: Io): Promise<number> {
 
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const [command, sub, ...rest] = argv
+  const asksHelp = (arg: string | undefined) => arg === '--help' || arg === '-h'
   try {
-    if (!command || command === 'help' || command === '--help' || command === '-h') {
-      const topic = command === 'help' ? sub : undefined
+    if (!command || command === 'help' || asksHelp(command)) {
+      // Every command takes --help, `help` and `version` too: `help --help` is the general usage.
+      const topic = command === 'help' && !asksHelp(sub) ? sub : undefined
       const topics: Record<string, () => string> = {
         serve: serveHelp,
         users: () => USERS_HELP,
@@ -146,6 +148,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       }
       return printUsage(io, topic === undefined ? USAGE : topics[topic]!(), command !== undefined)
     }
+    if (command === 'version' && asksHelp(sub)) return runCli(['help', 'version'], io)
     if (command === 'version' || command === '--version' || command === '-v') return (io.out(`registry-mirror ${VERSION}`), 0)
     if (command === 'serve') return await serveCommand(sub === undefined ? [] : [sub, ...rest], io)
     if ((command === 'users' || command === 'tokens') && sub !== undefined && !sub.startsWith('-')) {
