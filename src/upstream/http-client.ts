@@ -11,6 +11,7 @@ import { plural } from '../domain/plural'
 import { mapAddresses } from '../domain/addresses'
 import { withoutUrlSecrets } from '../domain/urls'
 import { hostOf, type CircuitBreaker, type HostDown, type Outcome } from './circuit-breaker'
+import { refusedDestination, type Resolve } from './destinations'
 import { requestHosts } from './request-hosts'
 
 export interface UpstreamHttpOptions {
@@ -39,6 +40,8 @@ export interface UpstreamHttpOptions {
   deadlineMs?: number
   /** Remembers hosts found unreachable: requests to them fail at once until a probe finds them back. */
   breaker?: CircuitBreaker
+  /** Resolves a host name to its addresses, to refuse reserved ones (destinations.ts; tests pass their own). */
+  resolve?: Resolve
 }
 
 export const DEFAULT_HTTP: UpstreamHttpOptions = {
@@ -312,6 +315,8 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       // Redirects are followed here, each target admitted by the breaker as its own host: a storage host or CDN
       // that fails is found down, not the registry that sent there (whose other archives may be fine).
       for (let hops = 0; ; hops++) {
+        const refused = await refusal(at, controller.signal, stop, t.headersWithinMs)
+        if (refused) throw refused
         const down = t.admit(at)
         if (down) throw new UpstreamDown(url, down)
         res = await ask(at, init, stop, t.headersWithinMs)
@@ -354,6 +359,21 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       clearTimeout(timer)
       stop?.removeEventListener('abort', onAbort)
     }
+  }
+
+  /**
+   * Why `url` may not be asked at all (a reserved address, destinations.ts), found within the try's time: final, as
+   * asking again finds the same.
+   */
+  async function refusal(url: string, signal: AbortSignal, stop: AbortSignal | undefined, withinMs: number) {
+    let why: string | undefined
+    try {
+      why = await untilAborted(refusedDestination(url, o.resolve), signal)
+    } catch {
+      if (stop?.aborted) throw new UpstreamError('aborted', 'stopped')
+      throw new Transient(`no answer within ${withinMs} ms (resolving the host)`, undefined, true)
+    }
+    return why === undefined ? undefined : new UpstreamError('invalid', `${url}: ${why}`)
   }
 
   /** One GET of `url`, not following redirects: its answer's headers, or why none came. */
@@ -470,6 +490,16 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
 }
 
 export const isTransient = (err: unknown) => err instanceof Transient
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
 
 /** Aborted when either is. */
 const either = (a?: AbortSignal, b?: AbortSignal) => (a && b ? AbortSignal.any([a, b]) : (a ?? b))

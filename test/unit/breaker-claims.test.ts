@@ -38,6 +38,7 @@ test.each([
     attempts: 3,
     backoffMs: 1,
     sleep: async () => {},
+    resolve: async () => [], // the test's host names are asked of no resolver
     fetch: (async () => (
       calls++,
       new Response(JSON.stringify({ error: 'upstream_failed', message: 'x' }), { status, headers: { 'content-type': type } })

@@ -8,6 +8,8 @@ import { createUpstreamHttp } from '../../src/upstream/http-client'
 
 const URL_A = 'http://up.test/archives/a/b/1.0.0/node.zip'
 const URL_B = 'http://up.test/archives/a/c/1.0.0/node.zip'
+/** The test's host names are asked of no resolver. */
+const resolve = async () => []
 
 /** A host that answers every request 20 ms after it is asked (unless the request is abandoned first). */
 const answeringHost = (async (_url: string, init: RequestInit) => {
@@ -20,7 +22,7 @@ const drain = async (body: ReadableStream<Uint8Array>) => void (await new Respon
 
 test('a request that waited out its deadline in our queue is not the host timing out', async () => {
   const breaker = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000 })
-  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 200, deadlineMs: 200, attempts: 2, breaker, fetch: answeringHost })
+  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 200, deadlineMs: 200, attempts: 2, breaker, fetch: answeringHost, resolve })
   // The one slot is held by a transfer that takes longer than the deadline of the request behind it.
   const long = http.download(URL_A, async (body) => (await drain(body), await Bun.sleep(400)))
   const queued = http.download(URL_B, drain)
@@ -36,7 +38,7 @@ test('a retry whose slot comes after the deadline is not tried: the host is down
     if (url === URL_B) throw (refused++, new Error('connection refused'))
     return answeringHost(url, init)
   }) as unknown as typeof fetch
-  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 300, deadlineMs: 300, attempts: 2, backoffMs: 1, breaker, fetch: refusingB })
+  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 300, deadlineMs: 300, attempts: 2, backoffMs: 1, breaker, fetch: refusingB, resolve })
   const first = http.download(URL_B, drain).catch((e: Error) => e)
   // Takes the slot while the first request waits out its backoff, and keeps it past that request's deadline.
   await Bun.sleep(0)

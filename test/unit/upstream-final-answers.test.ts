@@ -9,6 +9,7 @@ function answering(answer: () => Response) {
     attempts: 4,
     backoffMs: 1,
     sleep: async () => {},
+    resolve: async () => [], // the test's host names are asked of no resolver
     fetch: (async () => (calls++, answer())) as unknown as typeof fetch,
   })
   return { http, calls: () => calls }
