@@ -7,6 +7,7 @@ import { badRequest, conflict, nodeBanned, permissionDenied, invalidPublisherTok
 import { isUniqueViolation } from '../store/db'
 import { findNode, insertNodeUnlessTaken, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow, PublisherRow } from '../store/schema'
+import { lockNodes } from '../store/row-locks'
 import { findVersion, insertVersion } from '../store/versions'
 import { type Actor, holdPublisherForNode, holdsRole, requireActiveUser, requireLocal, requirePublisher } from './access'
 import { commitWrite } from './changes'
@@ -85,8 +86,12 @@ export async function publishVersion(
     await commitWrite(deps, async ({ db: trx, now, node, version: versionChanged }) => {
       // Deleted or banned on another instance since it was read above: refused, as it would have been then.
       await holdPublisherForNode(trx, publisher.id, nodeBanned)
-      if (existing) await updateNodeFields(trx, existing.id, fields, now)
-      else if (!(await insertNodeUnlessTaken(trx, { id: input.nodeId, publisherId: publisher.id, fields, now }))) {
+      if (existing) {
+        // Held and read again, for the same reason: deleted or banned on another instance since, it is refused.
+        await lockNodes(trx, [existing.id])
+        checkExistingNode((await findNode(trx, existing.id))!, input)
+        await updateNodeFields(trx, existing.id, fields, now)
+      } else if (!(await insertNodeUnlessTaken(trx, { id: input.nodeId, publisherId: publisher.id, fields, now }))) {
         // A publish sent at the same time created it since it was looked up: go on as if this one came after it.
         const taken = await findNode(trx, input.nodeId)
         if (!taken) throw conflict(`node "${input.nodeId}" already exists`, 'node_exists')

@@ -15,7 +15,7 @@ import { eventually } from './eventually'
 import { startRepoHost } from './repohost'
 import { tempDirs } from './tmp'
 
-type Answer = { status: number; body: any }
+export type Answer = { status: number; body: any }
 
 const tableOf = (node: { kind: string }): string | undefined => {
   if (node.kind === 'InsertQueryNode') return (node as InsertQueryNode).into?.table.identifier.name
@@ -57,10 +57,10 @@ function pauser() {
   }
 }
 
-type Cleanups = (() => Promise<void> | void)[]
+export type Cleanups = (() => Promise<void> | void)[]
 
 /** Two instances on one fresh store; the first's writes can be paused. alice owns "acme", root the unclaimed node. */
-async function twoInstances(dialect: 'postgres' | 'sqlite', cleanups: Cleanups) {
+export async function twoInstances(dialect: 'postgres' | 'sqlite', cleanups: Cleanups) {
   let location: string
   if (dialect === 'postgres') {
     const schema = await testSchema()
@@ -99,7 +99,7 @@ async function twoInstances(dialect: 'postgres' | 'sqlite', cleanups: Cleanups) 
   return { a, b, other, alice, root, pause }
 }
 
-type Setup = Awaited<ReturnType<typeof twoInstances>>
+export type Setup = Awaited<ReturnType<typeof twoInstances>>
 
 /**
  * Whether the second write waits for the first: on PostgreSQL, some statement waits on a lock; a SQLite file has one
@@ -116,7 +116,12 @@ async function secondWaits(db: Store, since: number): Promise<boolean> {
  * Runs `first` on the pausing instance until it writes into `table`, then `second` on the other; lets the first go
  * on once the second has answered or waits for it. Both answers, in that order.
  */
-async function race(s: Setup, table: string, first: () => Promise<Answer>, second: () => Promise<Answer>): Promise<[Answer, Answer]> {
+export async function race(
+  s: Setup,
+  table: string,
+  first: () => Promise<Answer>,
+  second: () => Promise<Answer>,
+): Promise<[Answer, Answer]> {
   const { at, release } = s.pause.arm(table)
   const one = first()
   await at
