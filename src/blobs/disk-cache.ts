@@ -3,11 +3,15 @@
  * (named by their SHA-256), so a copy never goes stale. Downloads are sent from the copy as a local file: with
  * Content-Length and ranges, without copying through JavaScript (a streamed body loses its length in Bun.serve).
  */
-import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { rename, rm, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { newId } from '../domain/ids'
 import { isSha256 } from './blob-store'
+import { isAbandoned, OWNER } from './owner'
+
+/** A partial copy of a process that may still be alive is removed at start once nothing was written to it this long. */
+const ABANDONED_AFTER_MS = 60 * 60_000
 
 export interface BlobCache {
   /** The local copy of `sha256`, made by `fill(path)` (which writes the whole blob there) when there is none. */
@@ -15,19 +19,28 @@ export interface BlobCache {
   drop(sha256: string): Promise<void>
 }
 
+/** A leftover that cannot be removed (no permission) is only untidy: the cache starts all the same. */
+function removeLeftover(path: string) {
+  try {
+    rmSync(path, { force: true })
+  } catch {}
+}
+
 export function createBlobCache(dir: string, maxBytes: number): BlobCache {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const entries = new Map<string, number>() // sha -> size, oldest use first (a Map keeps insertion order)
   let total = 0
-  // Copies a previous run left are kept, oldest first; partial ones (a killed fill) are removed.
+  // Copies a previous run left are kept, oldest first. Partial ones are removed when no live process is filling them:
+  // another process's cache on this directory (a command beside serve) may be, and its fill would fail.
   const found = readdirSync(dir)
     .map((name) => ({ name, info: statSync(join(dir, name), { throwIfNoEntry: false }) }))
     .sort((a, b) => (a.info?.mtimeMs ?? 0) - (b.info?.mtimeMs ?? 0))
   for (const { name, info } of found) {
-    if (isSha256(name) && info) {
+    if (!info?.isFile()) continue
+    if (isSha256(name)) {
       entries.set(name, info.size)
       total += info.size
-    } else void rm(join(dir, name), { force: true })
+    } else if (isAbandoned(name, info.mtimeMs, ABANDONED_AFTER_MS)) removeLeftover(join(dir, name))
   }
   const filling = new Map<string, Promise<void>>()
 
@@ -67,7 +80,8 @@ export function createBlobCache(dir: string, maxBytes: number): BlobCache {
       let pending = filling.get(sha256)
       if (!pending) {
         pending = (async () => {
-          const tmp = join(dir, `${newId()}.part`)
+          // Named after this process, so that another one starting on this directory can tell it is still filled.
+          const tmp = join(dir, `${OWNER}${newId()}.part`)
           try {
             await fill(tmp)
             await rename(tmp, path)

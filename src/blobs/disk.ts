@@ -5,32 +5,10 @@ import { join } from 'node:path'
 import { newId } from '../domain/ids'
 import { payloadTooLarge } from '../errors'
 import { isSha256, type BlobInfo, type BlobStore, type StagedBlob } from './blob-store'
+import { isAbandoned, OWNER } from './owner'
 
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
-
-/**
- * This process among all that had its pid: in a container the server is often pid 1 at every start, so a pid alone
- * took the leftovers of the killed one before it for this process's own, and kept them for the hour.
- */
-const INCARNATION = newId().slice(0, 8)
-/** Staging and probe files start with this: the pid and the incarnation of the process that made them. */
-const OWNER = `${process.pid}-p${INCARNATION}-`
-
-/** Whether the process that staged this file (its name starts with its pid, then its incarnation) has ended. */
-function ownerIsGone(name: string): boolean {
-  const [, pidText, incarnation] = /^(\d+)-(?:p([0-9a-f]{8})-)?/.exec(name) ?? []
-  const pid = Number(pidText)
-  if (!pid) return false
-  // Our pid: ours if it is our incarnation (or one named before incarnations, which the hour's sweep takes).
-  if (pid === process.pid) return incarnation !== undefined && incarnation !== INCARNATION
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (err) {
-    return (err as { code?: string }).code === 'ESRCH'
-  }
-}
 
 /** A directory's names in byte order; none when it is gone meanwhile. Any other error (no permission) is thrown. */
 async function sortedNames(path: string): Promise<string[]> {
@@ -160,7 +138,7 @@ export function createDiskBlobStore(dir: string, opts: { durable?: boolean } = {
         const path = join(tmpDir, name)
         const info = await stat(path).catch(() => undefined)
         const leftover = name.endsWith('.part') || name.endsWith('.probe')
-        if (leftover && info && (now - info.mtimeMs > maxAgeMs || ownerIsGone(name))) {
+        if (leftover && info && isAbandoned(name, info.mtimeMs, maxAgeMs, now)) {
           await rm(path, { force: true })
           removed++
         }

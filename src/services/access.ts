@@ -9,6 +9,7 @@ import { forbidden, notAdmin, notFound, permissionDenied, publisherBanned, unaut
 import type { Store } from '../store/db'
 import { findOrigin } from '../store/mirror-entities'
 import { findMembership, findPublisher } from '../store/publishers'
+import { sharePublisher } from '../store/row-locks'
 import type { PublisherRow, UserRow } from '../store/schema'
 
 /** The caller of a request: the authenticated user, if any, and the client address. */
@@ -43,6 +44,18 @@ export function requireAdmin(actor: Actor): UserRow {
 export async function requirePublisher(db: Store, publisherId: string): Promise<PublisherRow> {
   const publisher = await findPublisher(db, publisherId)
   if (!publisher || publisher.deleted_at !== null) throw notFound(`publisher "${publisherId}" not found`)
+  return publisher
+}
+
+/**
+ * The publisher again, in a write that puts a node into it, once it holds the publisher's row (sharePublisher): a
+ * delete or a ban that committed since the checks before the write is seen here (404, or `banned` when given), and
+ * one that comes later waits for this write and sees its node.
+ */
+export async function holdPublisherForNode(db: Store, publisherId: string, banned?: () => Error): Promise<PublisherRow> {
+  await sharePublisher(db, publisherId)
+  const publisher = await requirePublisher(db, publisherId)
+  if (banned && publisher.status === 'banned') throw banned()
   return publisher
 }
 

@@ -4,10 +4,10 @@
  * is used for the host's calls and dropped: never stored, logged or echoed.
  */
 import { parseRepository } from '../domain/repository'
-import { badRequest, nodeBanned, nodeClaimed, notFound, tooManyRequests } from '../errors'
+import { badRequest, nodeBanned, nodeClaimed, notFound, publisherBanned, tooManyRequests } from '../errors'
 import { findNode, moveNode } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import { type Actor, requireRole } from './access'
+import { type Actor, holdPublisherForNode, requireRole } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 
@@ -42,6 +42,8 @@ export async function claimNode(deps: Deps, actor: Actor, path: { publisherId: s
   if (waitMs > 0) throw tooManyRequests('Too many claims; try again later', waitMs / 1000)
   const { login } = await deps.repoHost.verifyAdmin(token, repo)
   await commitWrite(deps, async (w) => {
+    // The publisher deleted or banned on another instance since requireRole above: refused, as it would have been.
+    await holdPublisherForNode(w.db, path.publisherId, publisherBanned)
     // The update decides between concurrent claims: only the first still finds the node unclaimed.
     if (!(await moveNode(w.db, node.id, { from: unclaimed, to: path.publisherId, statuses: ['active'] }, w.now))) {
       requireClaimable(await findNode(w.db, node.id), unclaimed, path.nodeId)

@@ -7,8 +7,9 @@ import { badRequest, conflict, nodeBanned, permissionDenied, invalidPublisherTok
 import { isUniqueViolation } from '../store/db'
 import { findNode, insertNodeUnlessTaken, updateNodeFields, type NodeFields } from '../store/nodes'
 import type { NodeRow, PublisherRow } from '../store/schema'
+import { lockNodes } from '../store/row-locks'
 import { findVersion, insertVersion } from '../store/versions'
-import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher } from './access'
+import { type Actor, holdPublisherForNode, holdsRole, requireActiveUser, requireLocal, requirePublisher } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
 import { refreshLatest } from './latest'
@@ -83,8 +84,14 @@ export async function publishVersion(
   const v = input.version
   try {
     await commitWrite(deps, async ({ db: trx, now, node, version: versionChanged }) => {
-      if (existing) await updateNodeFields(trx, existing.id, fields, now)
-      else if (!(await insertNodeUnlessTaken(trx, { id: input.nodeId, publisherId: publisher.id, fields, now }))) {
+      // Deleted or banned on another instance since it was read above: refused, as it would have been then.
+      await holdPublisherForNode(trx, publisher.id, nodeBanned)
+      if (existing) {
+        // Held and read again, for the same reason: deleted or banned on another instance since, it is refused.
+        await lockNodes(trx, [existing.id])
+        checkExistingNode((await findNode(trx, existing.id))!, input)
+        await updateNodeFields(trx, existing.id, fields, now)
+      } else if (!(await insertNodeUnlessTaken(trx, { id: input.nodeId, publisherId: publisher.id, fields, now }))) {
         // A publish sent at the same time created it since it was looked up: go on as if this one came after it.
         const taken = await findNode(trx, input.nodeId)
         if (!taken) throw conflict(`node "${input.nodeId}" already exists`, 'node_exists')

@@ -6,12 +6,12 @@
  */
 import { nodeIdProblem } from '../domain/ids'
 import type { NodeJson } from '../domain/wire'
-import { badRequest, conflict, notFound } from '../errors'
+import { badRequest, conflict, notFound, publisherBanned } from '../errors'
 import { isUniqueViolation } from '../store/db'
 import { findNode, insertNode, moveNode, setNodeStatus, updateAdminNodeFields, updateNodeFields, type NodeFields } from '../store/nodes'
-import type { NodeRow } from '../store/schema'
+import type { NodeRow, PublisherRow } from '../store/schema'
 import { updateVersion } from '../store/versions'
-import { type Actor, holdsRole, requireLocal, requirePublisher, requireRole, requireUser } from './access'
+import { type Actor, holdPublisherForNode, holdsRole, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite, type Write } from './changes'
 import type { Deps } from './deps'
 import { refreshLatest } from './latest'
@@ -31,6 +31,7 @@ export async function createNode(deps: Deps, actor: Actor, publisherId: string, 
   if (await findNode(deps.db, id)) throw exists()
   try {
     await commitWrite(deps, async (w) => {
+      await holdPublisherForNode(w.db, publisherId, publisherBanned)
       await insertNode(w.db, { id, publisherId, fields, now: w.now })
       w.node(id)
     })
@@ -49,11 +50,18 @@ export interface AdminNodeEdit {
   tags_admin?: string[]
 }
 
-/** An admin moves a node to another publisher (the front end's "claim for a publisher"). */
-async function transferIn(w: Write, actor: Actor, node: NodeRow, to: string): Promise<void> {
-  const target = await requirePublisher(w.db, to).catch(() => {
+/**
+ * The publisher an admin moves a node to, held (holdPublisherForNode) before the node's row, as every write that puts
+ * a node into a publisher holds them: a delete of it on another instance waits for the move, or the move sees it.
+ */
+async function transferTarget(w: Write, to: string): Promise<PublisherRow> {
+  return holdPublisherForNode(w.db, to).catch(() => {
     throw badRequest(`publisher.id: publisher "${to}" not found`)
   })
+}
+
+/** An admin moves a node to another publisher (the front end's "claim for a publisher"). */
+async function transferIn(w: Write, actor: Actor, node: NodeRow, target: PublisherRow): Promise<void> {
   if (!(await moveNode(w.db, node.id, { from: node.publisher_id, to: target.id, statuses: ['active', 'banned'] }, w.now))) {
     throw conflict(`node "${node.id}" changed meanwhile; read it again`)
   }
@@ -62,7 +70,7 @@ async function transferIn(w: Write, actor: Actor, node: NodeRow, to: string): Pr
     targetKind: 'node',
     targetId: node.id,
     before: { publisher: node.publisher_id },
-    after: { publisher: to },
+    after: { publisher: target.id },
   })
 }
 
@@ -81,13 +89,15 @@ export async function editNode(
     throw badRequest(`id: "${id}" must be the node's id, "${node.id}" (ids cannot change)`)
   }
   const isAdmin = user.is_admin === 1
+  const transfer = isAdmin && publisherId !== undefined && publisherId !== node.publisher_id ? publisherId : undefined
   await commitWrite(deps, async (w) => {
+    const target = transfer === undefined ? undefined : await transferTarget(w, transfer)
     await updateNodeFields(w.db, node.id, fields, w.now)
     w.node(node.id)
     if (!isAdmin) return
     await updateAdminNodeFields(w.db, node.id, { search_ranking, tags_admin }, w.now)
     if (status !== undefined && status !== node.status) await moderateNodeIn(w, actor, node, status === 'banned' ? 'ban' : 'unban')
-    if (publisherId !== undefined && publisherId !== node.publisher_id) await transferIn(w, actor, node, publisherId)
+    if (target) await transferIn(w, actor, node, target)
   })
   return renderNode(deps, (await findNode(deps.db, node.id))!)
 }

@@ -17,7 +17,7 @@ import {
   updatePublisher,
   type PublisherChanges,
 } from '../store/publishers'
-import { lockUser } from '../store/row-locks'
+import { lockPublisher, lockUser } from '../store/row-locks'
 import { type Actor, holdsRole, requireActiveUser, requireLocal, requirePublisher, requireRole, requireUser } from './access'
 import { commitWrite } from './changes'
 import type { Deps } from './deps'
@@ -141,6 +141,8 @@ export async function deletePublisher(deps: Deps, actor: Actor, id: string): Pro
   await requireRole(deps.db, actor, id, 'owner')
   await requireLocal(deps.db, { publisherId: id })
   await commitWrite(deps, async (w) => {
+    // Held before the count: a node put into it meanwhile on another instance is counted, or refused (404) there.
+    await lockPublisher(w.db, id)
     const live = await countLiveNodesOfPublisher(w.db, id)
     if (live) {
       throw conflict(

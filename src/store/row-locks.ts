@@ -23,3 +23,19 @@ export async function lockUser(db: Store, id: string): Promise<void> {
   if (dialectOf(db) !== 'postgres') return
   await db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate().execute()
 }
+
+/**
+ * A publisher's row, shared by the writes that put a node into it (a publish, a node's creation, a claim, a
+ * transfer), which read the publisher again once they hold it: they go on side by side, while a delete or a ban of
+ * the publisher, which holds it first (lockPublisher, or the update of its status), waits for them or they for it.
+ */
+export async function sharePublisher(db: Store, id: string): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return
+  await db.selectFrom('publishers').select('id').where('id', '=', id).forShare().execute()
+}
+
+/** The publisher's row, against the writes that share it (sharePublisher), before its live nodes are counted. */
+export async function lockPublisher(db: Store, id: string): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return
+  await db.selectFrom('publishers').select('id').where('id', '=', id).forNoKeyUpdate().execute()
+}
