@@ -188,12 +188,14 @@ export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
  * joining one that waits for a place): a slow but steady transfer goes on after its download gave up (a later one
  * finds it stored), but it holds one of the client's places until its body ends, and four of them (an upstream
  * sending just within the pace) kept every other first download waiting for hours. The one ended is fetched again
- * by its next download.
+ * by its next download: it leaves the table as it is stopped, since a download joining it while its transfer winds
+ * down would only inherit its end ("stopped", a 502).
  */
 function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   for (const [versionId, flight] of mirror.inflight) {
     // One still waiting for a place holds none: ending it would free nothing, and fail its next download.
-    if (flight.waiting > 0 || !flight.transferring || flight.stop.signal.aborted) continue
+    if (flight.waiting > 0 || !flight.transferring) continue
+    mirror.inflight.delete(versionId)
     flight.stop.abort()
     deps.log.info('mirror.archive_fetch_given_up', { version: versionId, why: 'its place was needed by a download waited on' })
     return
@@ -235,7 +237,8 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
     const stop = new AbortController()
     const fresh: ArchiveFlight = { done: Promise.resolve(), waiting: 0, stop, transferring: false }
     const onBody = () => (fresh.transferring = true)
-    const ended = () => mirror.inflight.delete(versionId)
+    // Unless it was given up (out of the table then), and a fresh fetch of the archive has taken its entry since.
+    const ended = () => mirror.inflight.get(versionId) === fresh && mirror.inflight.delete(versionId)
     fresh.done = fetchArchive(deps, mirror.http, target, stop.signal, onBody).finally(ended)
     fresh.done.catch(() => {}) // downloads that stopped waiting leave it to end alone
     flight = fresh

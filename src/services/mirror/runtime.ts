@@ -29,7 +29,7 @@ export interface MirrorRuntime {
   breaker: CircuitBreaker
   /** The most a download waits for its archive's fetch. */
   waitMs: number
-  /** Archive fetches in flight, by version id (oldest first): concurrent first downloads share one fetch. */
+  /** Archive fetches in flight, by version id (oldest first): first downloads share one; one given up leaves at once. */
   inflight: Map<string, ArchiveFlight>
   /** The mirror's freshness, or undefined when this registry mirrors nothing. */
   freshness(): MirrorFreshness | undefined
