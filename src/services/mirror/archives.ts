@@ -5,11 +5,12 @@
  */
 import { inspectArchive } from '../../archive/inspect'
 import type { StagedBlob } from '../../blobs/blob-store'
-import { AppError, badGateway, gatewayTimeout } from '../../errors'
+import { AppError, badGateway, gatewayTimeout, storageUnavailable } from '../../errors'
 import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../store/mirror-entities'
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
 import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
+import { ConsumerStalled } from '../../upstream/consumed-within'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { commitWrite } from '../changes'
@@ -260,6 +261,11 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
     return true
   } catch (err) {
     if (err instanceof UpstreamError) throw upstreamFailure(deps, mirror.breaker, target.url, versionId, err)
+    if (err instanceof ConsumerStalled) {
+      // The bytes came, and the archive storage did not take them (a hung disk): ours to fix, not the upstream's.
+      deps.log.error('mirror.archive_fetch_failed', { version: versionId, error: `the archive storage stalled: ${err.message}` })
+      throw storageUnavailable()
+    }
     throw err
   }
 }
