@@ -96,14 +96,14 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 /**
  * Fetches, checks and stores one archive; a pin it does not match refuses the bytes. `signal` abandons the transfer
  * (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when the archive's body begins to
- * come (the fetch holds one of the client's places until it ends).
+ * come (true) and when it has been taken (false): the fetch holds one of the client's places in between.
  */
 export async function fetchArchive(
   deps: Deps,
   http: UpstreamHttp,
   t: Target,
   signal?: AbortSignal,
-  onBody?: () => void,
+  onBody?: (coming: boolean) => void,
 ): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
@@ -122,7 +122,14 @@ export async function fetchArchive(
   }
   const fetched = await http.download(
     t.url,
-    async (body, res) => (onBody?.(), { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
+    async (body, res) => {
+      onBody?.(true)
+      try {
+        return { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }
+      } finally {
+        onBody?.(false) // checked and stored from here on, holding no place
+      }
+    },
     { signal },
   )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
@@ -237,7 +244,7 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   if (!flight) {
     const stop = new AbortController()
     const fresh: ArchiveFlight = { done: Promise.resolve(), waiting: 0, stop, transferring: false }
-    const onBody = () => (fresh.transferring = true)
+    const onBody = (coming: boolean) => (fresh.transferring = coming)
     // Unless it was given up (out of the table then), and a fresh fetch of the archive has taken its entry since.
     const ended = () => mirror.inflight.get(versionId) === fresh && mirror.inflight.delete(versionId)
     fresh.done = fetchArchive(deps, mirror.http, target, stop.signal, onBody).finally(ended)

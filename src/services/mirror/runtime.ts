@@ -19,7 +19,7 @@ export interface ArchiveFlight {
   done: Promise<unknown>
   waiting: number
   stop: AbortController
-  /** Whether its body is coming: it holds one of the client's places (before, it may wait for one). */
+  /** Whether its body is coming: it holds one of the client's places (before, it may wait for one; after, none). */
   transferring: boolean
 }
 
