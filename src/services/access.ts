@@ -5,6 +5,7 @@
  * but moderation acts on a banned publisher. Each check throws the error clients expect. Mirrored publishers
  * and nodes are read-only here: their content comes from their upstream (claims and moderation still apply).
  */
+import { withoutUrlSecrets } from '../domain/urls'
 import { forbidden, notAdmin, notFound, permissionDenied, publisherBanned, unauthorized, userBanned } from '../errors'
 import type { Store } from '../store/db'
 import { findOrigin } from '../store/mirror-entities'
@@ -94,7 +95,9 @@ export async function requireLocal(db: Store, target: { publisherId?: string; no
   for (const c of checks) {
     const origin = await findOrigin(db, c.kind, c.id)
     if (origin) {
-      throw forbidden(`${c.kind} "${c.id}" is mirrored from ${origin.mirror_source_id}: it is read-only here`, 'mirrored_read_only')
+      // Said to anyone (a review needs no account): the address without the credentials an old store's may hold.
+      const from = withoutUrlSecrets(origin.mirror_source_id!) // found: it has one
+      throw forbidden(`${c.kind} "${c.id}" is mirrored from ${from}: it is read-only here`, 'mirrored_read_only')
     }
   }
 }

@@ -2,7 +2,8 @@
  * The HTTP client for upstream registries: bounded concurrency, a request rate, a timeout until the headers and
  * for every pause in a body, and retries with exponential backoff and jitter on network errors, timeouts,
  * truncated bodies, 5xx, 408 and 429 (honouring Retry-After), but not another registry-mirror's 502/504 saying its
- * own upstream failed (final: it remembers the failure). Every JSON reply is validated before use. For
+ * own upstream failed (final: it remembers the failure). A download's consumer is bounded as its body is (see
+ * consumed-within), so a transfer's place is always freed. Every JSON reply is validated before use. For
  * requests a person waits on, a deadline bounds the tries and a circuit breaker remembers hosts found unreachable.
  */
 import pLimit from 'p-limit'
@@ -10,6 +11,7 @@ import * as v from 'valibot'
 import { plural } from '../domain/plural'
 import { mapAddresses } from '../domain/addresses'
 import { withoutUrlSecrets } from '../domain/urls'
+import { consumedWithin } from './consumed-within'
 import { hostOf, type CircuitBreaker, type HostDown, type Outcome } from './circuit-breaker'
 import { refusedDestination, type Resolve } from './destinations'
 import { requestHosts } from './request-hosts'
@@ -478,11 +480,10 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
     },
     download(url, consume, opts = {}) {
       const stop = either(o.signal, opts.signal)
-      return withRetries(
-        url,
-        (t) => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), (res, body) => consume(body, res), stop, t),
-        stop,
-      )
+      // Our side of a transfer bounded as the upstream's is: the place it holds is freed whatever the consumer does.
+      const consumed = (res: Response, body: ReadableStream<Uint8Array>) =>
+        consumedWithin(body, o.timeoutMs, (taken) => consume(taken, res))
+      return withRetries(url, (t) => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), consumed, stop, t), stop)
     },
     full: () => limit.activeCount + limit.pendingCount >= Math.max(1, o.concurrency),
     waiting: () => limit.pendingCount > 0,

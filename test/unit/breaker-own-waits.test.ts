@@ -20,11 +20,27 @@ const answeringHost = (async (_url: string, init: RequestInit) => {
 
 const drain = async (body: ReadableStream<Uint8Array>) => void (await new Response(body).arrayBuffer())
 
+/** The host, but URL_A's body is a long transfer: 16 KiB every 50 ms (well within the pace) for `ms`. */
+const longTransferOfA = (host: typeof fetch, ms: number) =>
+  (async (url: string, init: RequestInit) => {
+    if (url !== URL_A) return host(url, init)
+    const ends = performance.now() + ms
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await Bun.sleep(50)
+        if (performance.now() >= ends) controller.close()
+        else controller.enqueue(new Uint8Array(16 * 1024))
+      },
+    })
+    return new Response(body)
+  }) as unknown as typeof fetch
+
 test('a request that waited out its deadline in our queue is not the host timing out', async () => {
   const breaker = createCircuitBreaker({ openMs: 30_000, probeMaxMs: 110_000 })
-  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 200, deadlineMs: 200, attempts: 2, breaker, fetch: answeringHost, resolve })
+  const fetch = longTransferOfA(answeringHost, 400)
+  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 200, deadlineMs: 200, attempts: 2, breaker, fetch, resolve })
   // The one slot is held by a transfer that takes longer than the deadline of the request behind it.
-  const long = http.download(URL_A, async (body) => (await drain(body), await Bun.sleep(400)))
+  const long = http.download(URL_A, drain)
   const queued = http.download(URL_B, drain)
   await long
   await queued // the host answers in 20 ms: it was our queue, not the host
@@ -38,11 +54,12 @@ test('a retry whose slot comes after the deadline is not tried: the host is down
     if (url === URL_B) throw (refused++, new Error('connection refused'))
     return answeringHost(url, init)
   }) as unknown as typeof fetch
-  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 300, deadlineMs: 300, attempts: 2, backoffMs: 1, breaker, fetch: refusingB, resolve })
+  const fetch = longTransferOfA(refusingB, 500)
+  const http = createUpstreamHttp({ concurrency: 1, timeoutMs: 300, deadlineMs: 300, attempts: 2, backoffMs: 1, breaker, fetch, resolve })
   const first = http.download(URL_B, drain).catch((e: Error) => e)
   // Takes the slot while the first request waits out its backoff, and keeps it past that request's deadline.
   await Bun.sleep(0)
-  const long = http.download(URL_A, async (body) => (await drain(body), await Bun.sleep(500)))
+  const long = http.download(URL_A, drain)
   const err = (await first) as Error
   await long
   expect(refused).toBe(1)

@@ -1,6 +1,6 @@
 /**
  * A probe of a host found down that never gets to ask (the client's one place held by a transfer that does not end:
- * a disk write that hangs) does not keep its host down for good: once it is older than the longest a download waits,
+ * an endless body sent within the pace) does not keep its host down for good: once it is older than the longest a download waits,
  * another download may probe. Real servers on 127.0.0.1, the host's behind a proxy that refuses connections.
  */
 import { afterEach, expect, test } from 'bun:test'
@@ -16,12 +16,23 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.stop(true)
 })
 
-function archiveServer() {
+/** 1000 bytes; `endless`: 32 KiB every 50 ms (well within the pace) until it resolves. */
+function archiveServer(endless?: Promise<void>) {
   const asked: string[] = []
+  let ended = false
+  endless?.then(() => (ended = true))
+  const body = () =>
+    new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await Bun.sleep(50)
+        if (ended) controller.close()
+        else controller.enqueue(new Uint8Array(32 * 1024))
+      },
+    })
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: (req) => (asked.push(new URL(req.url).pathname), new Response(new Uint8Array(1000).fill(7))),
+    fetch: (req) => (asked.push(new URL(req.url).pathname), new Response(endless ? body() : new Uint8Array(1000).fill(7))),
   })
   servers.push(server)
   return { base: `http://127.0.0.1:${server.port}`, port: server.port!, asked }
@@ -39,7 +50,8 @@ const stillWaiting = (p: Promise<unknown>) =>
   ])
 
 test('a probe stuck behind a place that is never freed: past the longest wait of a download, another probes', async () => {
-  const cdn = archiveServer()
+  let release!: () => void
+  const cdn = archiveServer(new Promise<void>((resolve) => (release = resolve)))
   const upstream = archiveServer()
   const proxy: TcpProxy = startTcpProxy({ hostname: '127.0.0.1', port: upstream.port })
   servers.push(proxy)
@@ -55,10 +67,8 @@ test('a probe stuck behind a place that is never freed: past the longest wait of
   proxy.cut()
   await expect(lazy.http.download(`${host}/a.zip`, read)).rejects.toMatchObject({ kind: 'unreachable' })
   expect(lazy.breaker.down()).toHaveLength(1)
-  // The one place, taken by a transfer from another host whose bytes are never written.
-  let release!: () => void
-  const hung = new Promise<void>((resolve) => (release = resolve))
-  const stuck = lazy.http.download(`${cdn.base}/stuck.zip`, () => hung)
+  // The one place, taken by a transfer from another host that does not end.
+  const stuck = lazy.http.download(`${cdn.base}/stuck.zip`, read)
   await eventually(async () => cdn.asked.length === 1, { what: 'the stuck transfer under way' })
   proxy.restore()
   await Bun.sleep(350) // the open period over: the next download is the probe
@@ -72,7 +82,7 @@ test('a probe stuck behind a place that is never freed: past the longest wait of
   expect(await stillWaiting(next)).toBe('waiting') // admitted: the probe now, behind the same place
   expect(lazy.breaker.down()).toMatchObject([{ host }])
 
-  release() // the disk comes back: everything queued goes, and the host is found up
+  release() // the transfer ends: everything queued goes, and the host is found up
   await stuck
   expect(await probe).toBe(1000)
   expect(await next).toBe(1000)

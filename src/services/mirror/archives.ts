@@ -5,11 +5,12 @@
  */
 import { inspectArchive } from '../../archive/inspect'
 import type { StagedBlob } from '../../blobs/blob-store'
-import { AppError, badGateway, gatewayTimeout } from '../../errors'
+import { AppError, badGateway, gatewayTimeout, storageUnavailable } from '../../errors'
 import { findMirrorArchive, putMirrorArchives, setArchiveProblem } from '../../store/mirror-entities'
 import type { MirrorArchiveRow } from '../../store/schema'
 import { insertHostNodes } from '../../store/versions'
 import { hostOf, type CircuitBreaker } from '../../upstream/circuit-breaker'
+import { ConsumerStalled } from '../../upstream/consumed-within'
 import { UpstreamDown, UpstreamError, type UpstreamHttp } from '../../upstream/http-client'
 import { underBlobIntent, type HeldIntent } from '../blob-intent'
 import { commitWrite } from '../changes'
@@ -95,14 +96,14 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
 /**
  * Fetches, checks and stores one archive; a pin it does not match refuses the bytes. `signal` abandons the transfer
  * (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when the archive's body begins to
- * come (the fetch holds one of the client's places until it ends).
+ * come (true) and when it has been taken (false): the fetch holds one of the client's places in between.
  */
 export async function fetchArchive(
   deps: Deps,
   http: UpstreamHttp,
   t: Target,
   signal?: AbortSignal,
-  onBody?: () => void,
+  onBody?: (coming: boolean) => void,
 ): Promise<ArchiveOutcome> {
   // Bytes announced by their SHA-256 and already stored here (another version's, an import's) need no transfer.
   if (t.sha256 && (await deps.blobs.has(t.sha256))) {
@@ -121,7 +122,14 @@ export async function fetchArchive(
   }
   const fetched = await http.download(
     t.url,
-    async (body, res) => (onBody?.(), { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }),
+    async (body, res) => {
+      onBody?.(true)
+      try {
+        return { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }
+      } finally {
+        onBody?.(false) // checked and stored from here on, holding no place
+      }
+    },
     { signal },
   )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
@@ -188,12 +196,14 @@ export const REFUSED_ASKED_AGAIN_MS = 60 * 60 * 1000
  * joining one that waits for a place): a slow but steady transfer goes on after its download gave up (a later one
  * finds it stored), but it holds one of the client's places until its body ends, and four of them (an upstream
  * sending just within the pace) kept every other first download waiting for hours. The one ended is fetched again
- * by its next download.
+ * by its next download: it leaves the table as it is stopped, since a download joining it while its transfer winds
+ * down would only inherit its end ("stopped", a 502).
  */
 function giveUpAbandonedFetch(deps: Deps, mirror: MirrorRuntime): void {
   for (const [versionId, flight] of mirror.inflight) {
     // One still waiting for a place holds none: ending it would free nothing, and fail its next download.
-    if (flight.waiting > 0 || !flight.transferring || flight.stop.signal.aborted) continue
+    if (flight.waiting > 0 || !flight.transferring) continue
+    mirror.inflight.delete(versionId)
     flight.stop.abort()
     deps.log.info('mirror.archive_fetch_given_up', { version: versionId, why: 'its place was needed by a download waited on' })
     return
@@ -234,8 +244,9 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
   if (!flight) {
     const stop = new AbortController()
     const fresh: ArchiveFlight = { done: Promise.resolve(), waiting: 0, stop, transferring: false }
-    const onBody = () => (fresh.transferring = true)
-    const ended = () => mirror.inflight.delete(versionId)
+    const onBody = (coming: boolean) => (fresh.transferring = coming)
+    // Unless it was given up (out of the table then), and a fresh fetch of the archive has taken its entry since.
+    const ended = () => mirror.inflight.get(versionId) === fresh && mirror.inflight.delete(versionId)
     fresh.done = fetchArchive(deps, mirror.http, target, stop.signal, onBody).finally(ended)
     fresh.done.catch(() => {}) // downloads that stopped waiting leave it to end alone
     flight = fresh
@@ -257,6 +268,11 @@ export async function fetchOnFirstDownload(deps: Deps, versionId: string): Promi
     return true
   } catch (err) {
     if (err instanceof UpstreamError) throw upstreamFailure(deps, mirror.breaker, target.url, versionId, err)
+    if (err instanceof ConsumerStalled) {
+      // The bytes came, and the archive storage did not take them (a hung disk): ours to fix, not the upstream's.
+      deps.log.error('mirror.archive_fetch_failed', { version: versionId, error: `the archive storage stalled: ${err.message}` })
+      throw storageUnavailable()
+    }
     throw err
   }
 }

@@ -19,7 +19,7 @@ export interface ArchiveFlight {
   done: Promise<unknown>
   waiting: number
   stop: AbortController
-  /** Whether its body is coming: it holds one of the client's places (before, it may wait for one). */
+  /** Whether its body is coming: it holds one of the client's places (before, it may wait for one; after, none). */
   transferring: boolean
 }
 
@@ -29,7 +29,7 @@ export interface MirrorRuntime {
   breaker: CircuitBreaker
   /** The most a download waits for its archive's fetch. */
   waitMs: number
-  /** Archive fetches in flight, by version id (oldest first): concurrent first downloads share one fetch. */
+  /** Archive fetches in flight, by version id (oldest first): first downloads share one; one given up leaves at once. */
   inflight: Map<string, ArchiveFlight>
   /** The mirror's freshness, or undefined when this registry mirrors nothing. */
   freshness(): MirrorFreshness | undefined
