@@ -7,18 +7,10 @@
 import type { CacheCounter } from '../metrics'
 import { BoundedCache } from '../bounded-cache'
 import type { Store } from '../store/db'
-import { readDocuments, type NodeDocument } from '../store/node-documents'
+import { readDocuments, readDocumentsAt, type DocumentPlace, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
-import {
-  DOCUMENT_FORMAT,
-  documentsOf,
-  documentTails,
-  makeDocuments,
-  nodeText,
-  publishersFromStore,
-  type PublisherTexts,
-} from './node-documents'
+import { DOCUMENT_FORMAT, documentTails, makeDocuments, nodeText, publishersFromStore, type PublisherTexts } from './node-documents'
 
 /** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
 export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
@@ -79,6 +71,38 @@ export function createNodeJsonCache(
   const cost = (id: string, e: Entry) => e.tail.length + id.length + ENTRY_OVERHEAD
 
   const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
+  const contentChangedAfter = (id: string, since: number) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since
+
+  /**
+   * Where each node's document was read, and its archive answer then (DocumentPlace), until the node changes: read
+   * again from there, a document costs half as much (at 100,000 nodes most are read from the store, a page at a time).
+   * Whatever changes the archive answer of a node's latest version changes what the node shows, so it is told as a
+   * change of the node (nodesChanged), here as to the cache of texts, in this process as in the others.
+   */
+  const places = new Map<string, DocumentPlace>()
+
+  /** The stored documents of these nodes (of this format): from where they were read before, else by id. */
+  async function storedDocuments(ids: readonly string[], started: number): Promise<NodeDocument[]> {
+    const known = new Map<string, DocumentPlace>()
+    const unknown: string[] = []
+    for (const id of ids) {
+      const place = places.get(id)
+      if (place) known.set(id, place)
+      else unknown.push(id)
+    }
+    const docs = known.size ? await readDocumentsAt(db, DOCUMENT_FORMAT, known) : []
+    if (docs.length < known.size) {
+      const found = new Set(docs.map((d) => d.node_id))
+      for (const id of known.keys()) if (!found.has(id)) (places.delete(id), unknown.push(id))
+    }
+    if (!unknown.length) return docs
+    for (const d of await readDocuments(db, DOCUMENT_FORMAT, unknown)) {
+      // Read before a change to the node landed: answered once, not kept (as the texts are not).
+      if (!contentChangedAfter(d.node_id, started)) places.set(d.node_id, d.place)
+      docs.push(d)
+    }
+    return docs
+  }
 
   /**
    * Rendered publishers (as every node shows them, as text): kept until any publisher changes, within half as many
@@ -112,19 +136,23 @@ export function createNodeJsonCache(
   async function documentsFor(
     ids: readonly string[],
     known: readonly NodeRow[] | undefined,
+    started: number,
   ): Promise<{ docs: NodeDocument[]; downloads: Map<string, number> }> {
     const wanted = new Set(ids)
     const given = known?.filter((row) => wanted.has(row.id)) ?? []
     const read = new Set(given.map((row) => row.id))
-    const unread = ids.filter((id) => !read.has(id))
-    const stored = unread.length ? await readDocuments(db, DOCUMENT_FORMAT, unread) : []
+    const stored = await storedDocuments(ids, started)
     const have = new Set(stored.map((d) => d.node_id))
-    const rest = unread.filter((id) => !have.has(id))
-    const rows = rest.length ? await listNodesByIds(db, rest) : []
-    const docs = [...stored, ...(await documentsOf(db, given)), ...(await makeDocuments(db, rows))]
+    const rows = await listNodesByIds(
+      db,
+      ids.filter((id) => !have.has(id) && !read.has(id)),
+    )
+    const docs = [...stored, ...(await makeDocuments(db, [...given.filter((row) => !have.has(row.id)), ...rows]))]
     const downloads = new Map([...given, ...rows].map((row) => [row.id, row.downloads]))
-    const held = counts?.(stored.map((d) => d.node_id))
-    const uncounted = stored.flatMap((d) => {
+    // The rows given carry their counts.
+    const storedUnread = stored.filter((d) => !read.has(d.node_id))
+    const held = counts?.(storedUnread.map((d) => d.node_id))
+    const uncounted = storedUnread.flatMap((d) => {
       const n = held?.get(d.node_id)
       if (n === undefined) return [d.node_id]
       downloads.set(d.node_id, n)
@@ -157,7 +185,7 @@ export function createNodeJsonCache(
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(held.get(id)!))
       const started = known ? Math.min(known.sequence, sequence) : sequence
-      const { docs, downloads } = await documentsFor(missing, known?.rows)
+      const { docs, downloads } = await documentsFor(missing, known?.rows, started)
       const tails = await documentTails(db, docs, { publicUrl, publishers: publisherTexts })
       const fresh = new Map<string, Entry>()
       for (const d of docs) fresh.set(d.node_id, { downloads: downloads.get(d.node_id) ?? 0, tail: tails.get(d.node_id)! })
@@ -175,6 +203,7 @@ export function createNodeJsonCache(
         changedAt.set(id, sequence)
         contentChangedAt.set(id, sequence)
         cache.delete(id)
+        places.delete(id)
       }
     },
 
@@ -197,6 +226,7 @@ export function createNodeJsonCache(
       changedAt.clear()
       contentChangedAt.clear()
       cache.clear()
+      places.clear()
       publishers.clear()
     },
   }

@@ -1,6 +1,7 @@
 /** Rendered node documents (schema.sql: node_documents): read a page at a time, written in batches. */
+import { sql } from 'kysely'
 import { insertRows } from './bulk'
-import type { Store } from './db'
+import { dialectOf, type Store } from './db'
 import { prepared, preparedList } from './prepared'
 import { archiveHereOf } from './versions'
 import type { NodeDocumentTable } from './schema'
@@ -12,21 +13,76 @@ import type { NodeDocumentTable } from './schema'
  */
 export type NodeDocument = Omit<NodeDocumentTable, 'format' | 'download_path'> & { download_path: string; archived?: boolean }
 
-const documentsByIds = preparedList<{ format: number }, NodeDocument & { archived: number | boolean }>((db, p, ids) =>
+/**
+ * What a read of a document found out that the next read of it can skip, while nothing about its node changes: whether
+ * its latest version had an archive here, and (SQLite) the document's row number, which finds the row in one walk of
+ * the table instead of two (the id's index, then the table).
+ */
+export interface DocumentPlace {
+  archived: boolean
+  row?: number
+}
+
+const COLUMNS = ['node_id', 'publisher_id', 'latest_version_id', 'node_json', 'version_json', 'download_path'] as const
+
+type DocumentRead = NodeDocument & { archived: number | boolean; row_number?: number }
+
+const documentsByIds = preparedList<{ format: number }, DocumentRead>((db, p, ids) => {
+  const query = db
+    .selectFrom('node_documents')
+    .select(COLUMNS)
+    .select((eb) => archiveHereOf<'node_documents'>(db, 'node_documents.latest_version_id')(eb).as('archived'))
+    .where('node_id', 'in', ids)
+    .where('format', '=', p.format as unknown as number)
+  return dialectOf(db) === 'sqlite' ? query.select(sql<number>`node_documents.rowid`.as('row_number')) : query
+})
+
+/** The same without the archive question (its answer known), by row number (SQLite) or by id. */
+const documentsAtRows = preparedList<{ format: number }, NodeDocument>((db, p, rows) =>
   db
     .selectFrom('node_documents')
-    .select(['node_id', 'publisher_id', 'latest_version_id', 'node_json', 'version_json', 'download_path'])
-    .select((eb) => archiveHereOf<'node_documents'>(db, 'node_documents.latest_version_id')(eb).as('archived'))
+    .select(COLUMNS)
+    .where(sql<number>`node_documents.rowid`, 'in', rows as unknown as number[])
+    .where('format', '=', p.format as unknown as number),
+)
+const documentsByIdsAlone = preparedList<{ format: number }, NodeDocument>((db, p, ids) =>
+  db
+    .selectFrom('node_documents')
+    .select(COLUMNS)
     .where('node_id', 'in', ids)
     .where('format', '=', p.format as unknown as number),
 )
 
-/** The documents of these nodes written in `format`; nodes without one (or with one of another format) are left out. */
-export async function readDocuments(db: Store, format: number, ids: readonly string[]): Promise<NodeDocument[]> {
-  const docs = await documentsByIds(db, { format }, ids)
-  // SQLite answers 0 or 1.
-  for (const d of docs) d.archived = Boolean(d.archived)
-  return docs
+/**
+ * The documents of these nodes written in `format`, each with where it was found (DocumentPlace); nodes without one
+ * (or with one of another format) are left out.
+ */
+export async function readDocuments(
+  db: Store,
+  format: number,
+  ids: readonly string[],
+): Promise<(NodeDocument & { archived: boolean; place: DocumentPlace })[]> {
+  const docs = (await documentsByIds(db, { format }, ids)) as (DocumentRead & { place: DocumentPlace })[]
+  for (const d of docs) {
+    d.archived = Boolean(d.archived) // SQLite answers 0 or 1
+    d.place = { archived: d.archived, row: d.row_number }
+  }
+  return docs as (NodeDocument & { archived: boolean; place: DocumentPlace })[]
+}
+
+/**
+ * The documents of nodes read before, from where they were found then, as they are now, with the archive answer of
+ * then. A node whose document is not where it was (its row number another's now) is left out: read it again by id.
+ */
+export async function readDocumentsAt(db: Store, format: number, places: ReadonlyMap<string, DocumentPlace>): Promise<NodeDocument[]> {
+  const rows = [...places.values()].flatMap((p) => (p.row === undefined ? [] : [p.row]))
+  const byRow = rows.length === places.size && dialectOf(db) === 'sqlite'
+  const docs = byRow ? await documentsAtRows(db, { format }, rows) : await documentsByIdsAlone(db, { format }, [...places.keys()])
+  return docs.filter((d) => {
+    const place = places.get(d.node_id)
+    if (place) d.archived = place.archived
+    return place !== undefined
+  })
 }
 
 /** Writes documents made from rows read in the same transaction (after lockNodes): they replace whatever is stored. */
