@@ -9,19 +9,34 @@ import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
 
 const RESERVED = new BlockList()
+
+/**
+ * An IPv4 range, and the IPv6 forms that carry an address of it (an IPv4-mapped one, ::ffff:a.b.c.d, is checked
+ * against the IPv4 rules by the list itself): NAT64's well-known prefix 64:ff9b::/96 (a NAT64 gateway on the machine
+ * or its network takes 64:ff9b::a9fe:a9fe to 169.254.169.254) and the old IPv4-compatible ::a.b.c.d, except for
+ * "this network" 0.0.0.0/8, whose compatible form ::1 is loopback (:: is reserved below).
+ */
+function reserveIPv4(network: string, bits: number) {
+  RESERVED.addSubnet(network, bits, 'ipv4')
+  const [a, b, c, d] = network.split('.').map(Number) as [number, number, number, number]
+  const tail = `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  RESERVED.addSubnet(`64:ff9b::${tail}`, 96 + bits, 'ipv6')
+  if (a !== 0) RESERVED.addSubnet(`::${tail}`, 96 + bits, 'ipv6')
+}
+
 // Link-local: the metadata services of AWS, GCP, Azure, Oracle (169.254.169.254) and AWS's containers (169.254.170.2).
-RESERVED.addSubnet('169.254.0.0', 16, 'ipv4')
+reserveIPv4('169.254.0.0', 16)
 RESERVED.addSubnet('fe80::', 10, 'ipv6')
 // Metadata services outside link-local: Alibaba Cloud's, and AWS's over IPv6.
-RESERVED.addAddress('100.100.100.200', 'ipv4')
+reserveIPv4('100.100.100.200', 32)
 RESERVED.addAddress('fd00:ec2::254', 'ipv6')
 // "This network" (0.0.0.0 reaches the machine itself), multicast, reserved and broadcast; the unspecified IPv6 address.
-RESERVED.addSubnet('0.0.0.0', 8, 'ipv4')
-RESERVED.addSubnet('224.0.0.0', 3, 'ipv4')
+reserveIPv4('0.0.0.0', 8)
+reserveIPv4('224.0.0.0', 3)
 RESERVED.addSubnet('ff00::', 8, 'ipv6')
 RESERVED.addAddress('::', 'ipv6')
 
-/** Whether `address` (an IP address, IPv4-mapped IPv6 included) is one no upstream may send this server to. */
+/** Whether `address` (an IP address, IPv6 forms of IPv4 ones included) is one no upstream may send this server to. */
 export function isReservedAddress(address: string): boolean {
   const family = isIP(address)
   return family !== 0 && RESERVED.check(address, family === 4 ? 'ipv4' : 'ipv6')
