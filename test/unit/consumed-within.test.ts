@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { ConsumerStalled, consumedWithin } from '../../src/upstream/consumed-within'
+import { ConsumerStalled, consumedWithin, FLUSHED_BYTES_PER_SECOND } from '../../src/upstream/consumed-within'
 
 /** `count` chunks, one every `everyMs`; `cancelled` tells whether the reader let go of it. */
 function slowSource(count: number, everyMs: number) {
@@ -73,4 +73,28 @@ test('what the consumer returns or throws is the answer', async () => {
   })
   await expect(failing).rejects.toThrow('refused')
   await Bun.sleep(80) // no stall reported after the consumer's end
+})
+
+test("the turn after the body's end grows with the bytes received: a large file's final sync is not cut", async () => {
+  // 256 KiB: the final turn may last idleMs and a quarter of a second more.
+  expect(FLUSHED_BYTES_PER_SECOND).toBe(1024 * 1024)
+  const synced = await consumedWithin(new Blob([new Uint8Array(256 * 1024)]).stream(), 50, async (body) => {
+    let size = 0
+    for await (const chunk of body) size += chunk.byteLength
+    await Bun.sleep(150) // the fsync of the whole file, longer than idleMs
+    return size
+  })
+  expect(synced).toBe(256 * 1024)
+})
+
+test('a final sync that never returns still fails, once its allowance for the bytes received has passed', async () => {
+  const started = performance.now()
+  const afterEnd = consumedWithin(new Blob([new Uint8Array(128 * 1024)]).stream(), 50, async (body) => {
+    for await (const _ of body);
+    return never()
+  })
+  await expect(afterEnd).rejects.toBeInstanceOf(ConsumerStalled)
+  const ms = performance.now() - started
+  expect(ms).toBeGreaterThanOrEqual(170) // 50 ms, and 125 ms for 128 KiB
+  expect(ms).toBeLessThan(1_000)
 })
