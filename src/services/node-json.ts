@@ -50,6 +50,18 @@ const uncounted: CacheCounter = { hit: () => {}, miss: () => {} }
 
 const text = (e: Entry) => nodeText(e.downloads, e.tail)
 
+/** The ids `get` has a value for, with it, and the others, in the order given. */
+function heldAndMissing<T>(ids: readonly string[], get: (id: string) => T | undefined) {
+  const held = new Map<string, T>()
+  const missing: string[] = []
+  for (const id of ids) {
+    const value = get(id)
+    if (value !== undefined) held.set(id, value)
+    else missing.push(id)
+  }
+  return { held, missing }
+}
+
 /**
  * `counts`: the download counts held in memory elsewhere (the search index, once warm), each as fresh as the store's;
  * the ids it does not give are read from the store.
@@ -83,13 +95,7 @@ export function createNodeJsonCache(
 
   /** The stored documents of these nodes (of this format): from where they were read before, else by id. */
   async function storedDocuments(ids: readonly string[], started: number): Promise<NodeDocument[]> {
-    const known = new Map<string, DocumentPlace>()
-    const unknown: string[] = []
-    for (const id of ids) {
-      const place = places.get(id)
-      if (place) known.set(id, place)
-      else unknown.push(id)
-    }
+    const { held: known, missing: unknown } = heldAndMissing(ids, (id) => places.get(id))
     const docs = known.size ? await readDocumentsAt(db, DOCUMENT_FORMAT, known) : []
     if (docs.length < known.size) {
       const found = new Set(docs.map((d) => d.node_id))
@@ -170,17 +176,11 @@ export function createNodeJsonCache(
       return cache.bytes
     },
     changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
-    contentChangedAfter: (id, since) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since,
+    contentChangedAfter,
 
     async render(ids, known) {
       // The entries held now: keeping the missing ones below may evict them before the page is put together.
-      const held = new Map<string, Entry>()
-      const missing: string[] = []
-      for (const id of ids) {
-        const e = cache.get(id)
-        if (e) held.set(id, e)
-        else missing.push(id)
-      }
+      const { held, missing } = heldAndMissing(ids, (id) => cache.get(id))
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(held.get(id)!))
