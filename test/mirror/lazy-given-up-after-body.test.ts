@@ -4,8 +4,9 @@
  * so that its archive's next download fetched it all over again.
  */
 import { afterEach, expect, test } from 'bun:test'
-import type { BlobStore, StagedBlob } from '../../src/blobs/blob-store'
+import type { BlobStore } from '../../src/blobs/blob-store'
 import { randomPackZip } from '../support/archives'
+import { firstStaging } from '../support/first-staging'
 import { timed } from '../support/gone-upstream'
 import { lazilyMirrored, pacedArchive, type LazilyMirrored } from '../support/paced-archive'
 
@@ -20,17 +21,11 @@ const ENDLESS = '/archives/acme/endless/1.0.0/node.zip'
 const PACK = '/archives/acme/pack/1.0.0/node.zip'
 
 /** The store, except that the first bytes staged are committed only once `opened` resolves (a slow disk). */
-function firstCommitWaits(store: BlobStore, opened: Promise<void>): BlobStore {
-  let first = true
-  return Object.assign(Object.create(store) as BlobStore, {
-    async stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob> {
-      const staged = await store.stage(body, maxBytes)
-      if (!first) return staged
-      first = false
-      return { ...staged, commit: async () => (await opened, await staged.commit()) }
-    },
+const firstCommitWaits = (store: BlobStore, opened: Promise<void>) =>
+  firstStaging(store, async (body, stage) => {
+    const staged = await stage(body)
+    return { ...staged, commit: async () => (await opened, await staged.commit()) }
   })
-}
 
 test('a fetch storing a body that has all come is not given up: its next download joins it, fetched once', async () => {
   const packs = { stored: randomPackZip(1000), endless: randomPackZip(1000), pack: randomPackZip(1000) }

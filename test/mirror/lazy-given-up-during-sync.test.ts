@@ -5,8 +5,9 @@
  * over again.
  */
 import { afterEach, expect, test } from 'bun:test'
-import type { BlobStore, StagedBlob } from '../../src/blobs/blob-store'
+import type { BlobStore } from '../../src/blobs/blob-store'
 import { randomPackZip } from '../support/archives'
+import { firstStaging } from '../support/first-staging'
 import { timed } from '../support/gone-upstream'
 import { lazilyMirrored, type LazilyMirrored } from '../support/paced-archive'
 
@@ -20,16 +21,12 @@ const SYNCED = '/archives/acme/synced/1.0.0/node.zip'
 const PACK = '/archives/acme/pack/1.0.0/node.zip'
 
 /** The store, except that the first staging returns only once `synced` resolves, after reading the whole body. */
-function firstSyncWaits(store: BlobStore, synced: Promise<void>): BlobStore {
-  let first = true
-  return Object.assign(Object.create(store) as BlobStore, {
-    async stage(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<StagedBlob> {
-      const staged = await store.stage(body, maxBytes)
-      if (first) ((first = false), await synced)
-      return staged
-    },
+const firstSyncWaits = (store: BlobStore, synced: Promise<void>) =>
+  firstStaging(store, async (body, stage) => {
+    const staged = await stage(body)
+    await synced
+    return staged
   })
-}
 
 test('a fetch whose body has all come, its file still being synced, is not given up: fetched once', async () => {
   // 3 MiB: its final sync may take the timeout and 3 s more.

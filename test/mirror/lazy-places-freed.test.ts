@@ -7,6 +7,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import type { BlobStore } from '../../src/blobs/blob-store'
 import { randomPackZip } from '../support/archives'
+import { firstStaging } from '../support/first-staging'
 import { timed } from '../support/gone-upstream'
 import { lazilyMirrored, type LazilyMirrored } from '../support/paced-archive'
 
@@ -34,18 +35,12 @@ function stalledArchive(bytes: Uint8Array, until: Promise<void>): Response {
   return new Response(body, { headers: { 'content-type': 'application/zip', 'content-length': String(bytes.byteLength) } })
 }
 
-/** The store, except that its first staging takes one chunk and then never returns (a disk write that hangs). */
-function firstWriteHangs(store: BlobStore): BlobStore {
-  let hung = false
-  return Object.assign(Object.create(store) as BlobStore, {
-    async stage(body: ReadableStream<Uint8Array>, maxBytes: number) {
-      if (hung) return store.stage(body, maxBytes)
-      hung = true
-      await body.getReader().read()
-      return new Promise<never>(() => {})
-    },
+/** The store, except that its first staging reads one chunk and never returns (a hung disk). */
+const firstWriteHangs = (store: BlobStore) =>
+  firstStaging(store, async (body) => {
+    await body.getReader().read()
+    return new Promise<never>(() => {})
   })
-}
 
 test('a body that stalls frees its place within its tries: the archive waiting for it is served', async () => {
   const packs = { hung: randomPackZip(100_000), pack: randomPackZip(1000) }
