@@ -42,6 +42,19 @@ const firstWriteHangs = (store: BlobStore) =>
     return new Promise<never>(() => {})
   })
 
+/**
+ * A download of HUNG takes the one place and is waited on (never given up for the next one); a download of PACK
+ * meanwhile is served all the same. The answer to HUNG, once it comes.
+ */
+async function hungWhileOtherServed(mirror: LazilyMirrored['mirror'], pack: Uint8Array) {
+  const hung = timed(mirror, HUNG)
+  await Bun.sleep(100)
+  const waiting = await timed(mirror, PACK)
+  expect(waiting.res.status).toBe(200)
+  expect(waiting.body).toEqual(pack)
+  return hung
+}
+
 test('a body that stalls frees its place within its tries: the archive waiting for it is served', async () => {
   const packs = { hung: randomPackZip(100_000), pack: randomPackZip(1000) }
   world = await lazilyMirrored(packs, { timeoutMs: 250, concurrency: 1 }) // one place; a download waits 1 s
@@ -49,12 +62,7 @@ test('a body that stalls frees its place within its tries: the archive waiting f
   const ended = new Promise<void>((resolve) => (release = resolve))
   upstream.intercept = (url) => (url.pathname === HUNG ? stalledArchive(packs.hung, ended) : undefined)
 
-  const hung = timed(mirror, HUNG) // takes the one place, and is waited on: never given up for the next one
-  await Bun.sleep(100)
-  const waiting = await timed(mirror, PACK)
-  expect(waiting.res.status).toBe(200)
-  expect(waiting.body).toEqual(packs.pack)
-  const failed = await hung
+  const failed = await hungWhileOtherServed(mirror, packs.pack)
   expect(failed.res.status).toBe(504)
   expect(failed.body.message).toBe('this archive is not stored here yet, and the upstream did not provide it in time')
   // One try, stalled 250 ms: a retry would start past the tries' deadline (one --sync-timeout).
@@ -67,12 +75,7 @@ test('a transfer the archive storage stops taking frees its place after one --sy
   const { upstream, mirror } = world
   mirror.deps.blobs = firstWriteHangs(mirror.deps.blobs)
 
-  const hung = timed(mirror, HUNG) // takes the one place, and is waited on: never given up for the next one
-  await Bun.sleep(100)
-  const waiting = await timed(mirror, PACK)
-  expect(waiting.res.status).toBe(200)
-  expect(waiting.body).toEqual(packs.pack)
-  const failed = await hung
+  const failed = await hungWhileOtherServed(mirror, packs.pack)
   expect(failed.res.status).toBe(503)
   expect(failed.body.error).toBe('storage_unavailable')
   expect(failed.ms).toBeLessThan(900)
