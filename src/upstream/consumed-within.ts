@@ -22,6 +22,8 @@ export async function consumedWithin<T>(
   source: ReadableStream<Uint8Array>,
   idleMs: number,
   consume: (body: ReadableStream<Uint8Array>) => Promise<T>,
+  /** Told once the body has all come (or failed): the consumer's last turn begins. */
+  onEnd?: () => void,
 ): Promise<T> {
   const reader = source.getReader()
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -60,6 +62,7 @@ export async function consumedWithin<T>(
           controller.error(err)
         } finally {
           consumersTurn(ended ? (received * 1000) / FLUSHED_BYTES_PER_SECOND : 0)
+          if (ended) onEnd?.()
         }
       },
       cancel: (reason) => reader.cancel(reason),

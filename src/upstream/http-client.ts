@@ -188,12 +188,12 @@ export interface UpstreamHttp {
   json<S extends v.GenericSchema>(url: string, schema: S, opts?: { maxBytes?: number; signal?: AbortSignal }): Promise<v.InferOutput<S>>
   /**
    * GET bytes and hand the body to `consume`; a cut, stalled or failed transfer is tried again from the start.
-   * `signal` abandons this transfer.
+   * `signal` abandons this transfer; `onBodyEnd` is told once its body has all come (or failed), before `consume` ends.
    */
   download<T>(
     url: string,
     consume: (body: ReadableStream<Uint8Array>, response: Response) => Promise<T>,
-    opts?: { headers?: Record<string, string>; signal?: AbortSignal },
+    opts?: { headers?: Record<string, string>; signal?: AbortSignal; onBodyEnd?: () => void },
   ): Promise<T | { notModified: true }>
   /** Whether a request made now would wait for one of the `concurrency` places (all are taken). */
   full(): boolean
@@ -482,7 +482,7 @@ export function createUpstreamHttp(options: Partial<UpstreamHttpOptions> = {}): 
       const stop = either(o.signal, opts.signal)
       // Our side of a transfer bounded as the upstream's is: the place it holds is freed whatever the consumer does.
       const consumed = (res: Response, body: ReadableStream<Uint8Array>) =>
-        consumedWithin(body, o.timeoutMs, (taken) => consume(taken, res))
+        consumedWithin(body, o.timeoutMs, (taken) => consume(taken, res), opts.onBodyEnd)
       return withRetries(url, (t) => attempt(url, opts.headers ?? {}, downloadPace(o.timeoutMs), consumed, stop, t), stop)
     },
     full: () => limit.activeCount + limit.pendingCount >= Math.max(1, o.concurrency),

@@ -93,28 +93,6 @@ async function stageArchive(deps: Deps, body: ReadableStream<Uint8Array>): Promi
   }
 }
 
-/** The body, telling `ended` once it has all come or failed; read only as it is asked for, as the body is. */
-function endTold(body: ReadableStream<Uint8Array>, ended: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read()
-          if (!done) return controller.enqueue(value)
-          ended()
-          controller.close()
-        } catch (err) {
-          ended()
-          controller.error(err)
-        }
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  )
-}
-
 /**
  * Fetches, checks and stores one archive; a pin it does not match refuses the bytes. `signal` abandons the transfer
  * (a lazy fetch nobody waits on any more, giving up its place); `onBody` is told when the archive's body begins to
@@ -147,19 +125,13 @@ export async function fetchArchive(
     async (body, res) => {
       onBody?.(true)
       try {
-        // All come: stopping the fetch while the store writes it out (its fsync) would free no place any sooner.
-        return {
-          staged: await stageArchive(
-            deps,
-            endTold(body, () => onBody?.(false)),
-          ),
-          etag: res.headers.get('etag'),
-        }
+        return { staged: await stageArchive(deps, body), etag: res.headers.get('etag') }
       } finally {
         onBody?.(false) // checked and stored from here on, holding no place
       }
     },
-    { signal },
+    // All come: stopping the fetch while the store writes it out (its fsync) would free no place any sooner.
+    { signal, onBodyEnd: () => onBody?.(false) },
   )
   if ('notModified' in fetched) throw new UpstreamError('invalid', `${t.url}: unexpected 304`)
   if ('tooLarge' in fetched.staged) return refuse(deps, t, fetched.staged.tooLarge)
