@@ -7,6 +7,7 @@
 import { parseCommandArgs } from './cli-args'
 import * as v from 'valibot'
 import { forTerminal, type Io } from './io'
+import { AppError } from './errors'
 import { createStoreSearch } from './search/store-search'
 import type { Actor } from './services/access'
 import { createAccessToken, listAccessTokens, revokeToken } from './services/access-tokens'
@@ -110,7 +111,14 @@ export async function credentialsCommand(
   const run = async (strings: string[], booleans: string[], positionals: number, body: (flags: Flags, args: string[]) => Promise<void>) => {
     const { flags, args } = parse(argv, strings, booleans, positionals)
     if (flags.help) return (io.out(help), 0)
-    await body(flags, args)
+    try {
+      await body(flags, args)
+    } catch (err) {
+      // A value the registry refuses as given (an id of characters it does not take, an email without its @) was
+      // typed on the command line: a usage error, as a flag it cannot parse is.
+      if (err instanceof AppError && err.status === 400) throw new UsageError(err.message)
+      throw err
+    }
     return 0
   }
   const key = `${command} ${sub}`

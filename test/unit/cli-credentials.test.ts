@@ -97,6 +97,15 @@ describe('credential commands', () => {
     expect(await run('tokens', 'list', '--user', 'ghost', '--data', data)).toEqual({ code: 1, out: [], err: ['user "ghost" not found'] })
     expect(await run('tokens', 'revoke', 'nope', '--data', data)).toEqual({ code: 1, out: [], err: ['token "nope" not found'] })
     expect((await run('users', 'frobnicate', '--data', data)).code).toBe(2)
+    // A value the registry refuses as typed is bad usage too; one it cannot act on (a user who exists) is not.
+    const badId = await run('users', 'create', '--id', 'bad id!', '--email', 'b@x.io', '--name', 'B', '--data', data)
+    expect(badId.code).toBe(2)
+    expect(badId.err).toEqual([expect.stringContaining('user id must be')])
+    expect(await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--data', data)).toEqual({
+      code: 1,
+      out: [],
+      err: ['user "alice" already exists'],
+    })
     for (const argv of [
       ['users', 'list', '--help'],
       ['tokens', 'list', '--help'],

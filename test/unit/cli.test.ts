@@ -197,9 +197,9 @@ describe('runCli', () => {
     const longName = io()
     expect(
       await runCli(['users', 'create', '--id', 'n', '--email', 'n@x.io', '--name', 'n'.repeat(201), '--data', data], longName.io),
-    ).toBe(1)
+    ).toBe(2) // a value refused as typed: bad usage
     expect(longName.err).toEqual(['name must be at most 200 characters'])
-    expect(await long('e', 10, 321)).toBe(1)
+    expect(await long('e', 10, 321)).toBe(2)
     const listed = io()
     await runCli(['users', 'list', '--json', '--data', data], listed.io)
     expect((JSON.parse(listed.out.join('\n')) as { id: string }[]).map((u) => u.id)).toEqual(['alice', 'max'])
