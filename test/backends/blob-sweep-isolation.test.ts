@@ -38,10 +38,8 @@ describeOnBackends('the sweep under a stricter default isolation', () => {
       await staged.commit()
 
       // A writer recording its intent, held mid-transaction (with the shared lock) until the sweep waits for its own.
-      let letGo!: () => void
-      const held = new Promise<void>((r) => (letGo = r))
-      let locked!: () => void
-      const lockTaken = new Promise<void>((r) => (locked = r))
+      const { promise: held, resolve: letGo } = Promise.withResolvers<void>()
+      const { promise: lockTaken, resolve: locked } = Promise.withResolvers<void>()
       const writing = writer.transaction().execute(async (trx) => {
         await holdSweepLock(trx, 'shared')
         locked()

@@ -94,10 +94,8 @@ describeOnBackends('blobs sweep on PostgreSQL and a shared bucket', () => {
   test('instance B sweeps while instance A is between its commit (skipped: the orphan was there) and its row', async () => {
     const { a, b } = await twoInstances()
     const { sha256, bytes } = await orphan(a.blobs, 'orphan bytes, uploaded again')
-    let proceed!: () => void
-    const gate = new Promise<void>((resolve) => (proceed = resolve))
-    let committed!: () => void
-    const commitSeen = new Promise<void>((resolve) => (committed = resolve))
+    const { promise: gate, resolve: proceed } = Promise.withResolvers<void>()
+    const { promise: commitSeen, resolve: committed } = Promise.withResolvers<void>()
     const inner = a.blobs
     const writing = write(
       {

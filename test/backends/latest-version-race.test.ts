@@ -65,10 +65,8 @@ describeOnBackends('the latest version under writes of two instances', () => {
       expect((await findNode(a, 'pack'))!.latest_version_id).toBe(await idOf('1.1.0'))
 
       // A approves 1.2.0 and is held before its commit; B deletes 1.1.0 meanwhile.
-      let release!: () => void
-      const released = new Promise<void>((resolve) => (release = resolve))
-      let approved!: () => void
-      const atCommit = new Promise<void>((resolve) => (approved = resolve))
+      const { promise: released, resolve: release } = Promise.withResolvers<void>()
+      const { promise: atCommit, resolve: approved } = Promise.withResolvers<void>()
       const approve = commitWrite(writerOn(a), async (w) => {
         await updateVersion(w.db, await idOf('1.2.0'), { status: 'active' }, w.now)
         await refreshLatest(w.db, 'pack', w.now)

@@ -37,10 +37,8 @@ describeOnBackends('schema 15 beside a writing instance', () => {
     await migrating.updateTable('nodes').set({ star_total: 9, review_count: 2 }).execute()
 
     // The step paused at its first statement on the counter row, the other instance's write sent meanwhile.
-    let paused!: () => void
-    const atCounter = new Promise<void>((resolve) => (paused = resolve))
-    let release!: () => void
-    const released = new Promise<void>((resolve) => (release = resolve))
+    const { promise: atCounter, resolve: paused } = Promise.withResolvers<void>()
+    const { promise: released, resolve: release } = Promise.withResolvers<void>()
     const held = migrating.withPlugin({
       transformQuery: (args) => args.node,
       async transformResult(args) {

@@ -21,10 +21,8 @@ describeOnBackends('an upload and a moderation of its version at once', () => {
     const schema = await testSchema()
     cleanups.push(schema.drop)
     // The uploading instance's write pauses once the archive's row is written (the version's status read before).
-    let reached!: () => void
-    const atArchive = new Promise<void>((resolve) => (reached = resolve))
-    let release!: () => void
-    const released = new Promise<void>((resolve) => (release = resolve))
+    const { promise: atArchive, resolve: reached } = Promise.withResolvers<void>()
+    const { promise: released, resolve: release } = Promise.withResolvers<void>()
     const archiveInserts = new Set<unknown>()
     const base = await openStore(schema.url)
     const uploading = base.withPlugin({

@@ -106,10 +106,8 @@ describe('what happened to the version after its URL was issued', () => {
     const { pat } = await aliceWithPublisher(t)
     const res = await publish(t, { pat, node: 'pack', version: '1.0.0' })
     const zip = makeZip(samplePack())
-    let streaming!: () => void
-    const started = new Promise<void>((resolve) => (streaming = resolve))
-    let finish!: () => void
-    const banned = new Promise<void>((resolve) => (finish = resolve))
+    const { promise: started, resolve: streaming } = Promise.withResolvers<void>()
+    const { promise: banned, resolve: finish } = Promise.withResolvers<void>()
     let part = 0
     const body = new ReadableStream<Uint8Array>(
       {

@@ -38,10 +38,8 @@ async function editNodes(t: TestApp, ids: string[]) {
 
 /** Answers the feed's page after `from` (and those after it) with a body that never ends; resolves when it is asked for. */
 function stallFrom(target: ServedApp, from: number) {
-  let asked: () => void
-  const requested = new Promise<void>((r) => (asked = r))
-  let abandoned: () => void
-  const dropped = new Promise<void>((r) => (abandoned = r))
+  const { promise: requested, resolve: asked } = Promise.withResolvers<void>()
+  const { promise: dropped, resolve: abandoned } = Promise.withResolvers<void>()
   target.intercept = (url, req) => {
     if (url.pathname !== '/changes' || Number(url.searchParams.get('since')) < from) return undefined
     req.signal.addEventListener('abort', () => abandoned())

@@ -46,10 +46,8 @@ function pauser() {
     plugin,
     /** Pauses the next write into `table`: `at` once it is written, and it goes on at `release()`. */
     arm(table: string) {
-      let reached!: () => void
-      let release!: () => void
-      const at = new Promise<void>((resolve) => (reached = resolve))
-      const released = new Promise<void>((resolve) => (release = resolve))
+      const { promise: at, resolve: reached } = Promise.withResolvers<void>()
+      const { promise: released, resolve: release } = Promise.withResolvers<void>()
       paused = undefined
       armed = { table, reached, released }
       return { at, release }

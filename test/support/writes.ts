@@ -29,10 +29,8 @@ export function appendPlus(deps: WriteDeps, nodeId: string, pauseMs: number): Pr
  * (the batch is then written): what waits its turn meanwhile has not run. Resolves once the batch is in hand.
  */
 export async function holdWriteTurn(deps: Deps): Promise<{ release(): Promise<void> }> {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  let inHand!: () => void
-  const taken = new Promise<void>((resolve) => (inHand = resolve))
+  const { promise: released, resolve: release } = Promise.withResolvers<void>()
+  const { promise: taken, resolve: inHand } = Promise.withResolvers<void>()
   const writer = sameThreadWriter(deps.db)
   const counter = createDownloadCounter(deps, {
     async write(counts, now) {

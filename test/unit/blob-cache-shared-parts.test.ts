@@ -28,10 +28,8 @@ test("a cache started on the directory leaves another live cache's copy under wa
   const dir = dirs.make()
   const serving = createBlobCache(dir, 10_000)
   let partial!: string
-  let started!: () => void
-  const writing = new Promise<void>((resolve) => (started = resolve))
-  let finish!: () => void
-  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const { promise: writing, resolve: started } = Promise.withResolvers<void>()
+  const { promise: finished, resolve: finish } = Promise.withResolvers<void>()
   // Written through one open file as a download writes it: a file removed meanwhile takes the bytes, then is gone.
   const copy = serving.get(sha(1), async (path) => {
     partial = path

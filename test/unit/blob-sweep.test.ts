@@ -98,8 +98,7 @@ describe('blobs check and sweep', () => {
     expect(published.status).toBe(201)
 
     // The writer's commit is seen: without the intent and the lock, it lands while the sweep holds its decision.
-    let committed!: () => void
-    const commitSeen = new Promise<void>((resolve) => (committed = resolve))
+    const { promise: commitSeen, resolve: committed } = Promise.withResolvers<void>()
     const inner = deps.blobs
     deps.blobs = {
       ...inner,
@@ -139,10 +138,8 @@ describe('blobs check and sweep', () => {
     const sha = await orphan(deps.blobs, bytes)
     const published = await publish(t, { pat, node: 'paused', version: '1.0.0' })
     // The writer stops right after its commit (on S3 it found the orphan stored and skipped the transfer).
-    let committed!: () => void
-    const commitSeen = new Promise<void>((resolve) => (committed = resolve))
-    let proceed!: () => void
-    const gate = new Promise<void>((resolve) => (proceed = resolve))
+    const { promise: commitSeen, resolve: committed } = Promise.withResolvers<void>()
+    const { promise: gate, resolve: proceed } = Promise.withResolvers<void>()
     const inner = deps.blobs
     deps.blobs = {
       ...inner,

@@ -45,10 +45,8 @@ function watchNodeWrites(db: Store) {
  * its feed serials not yet known as this process's own, and its write turn not over.
  */
 function held(writer: DownloadWriter) {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  let committed!: () => void
-  const inStore = new Promise<void>((resolve) => (committed = resolve))
+  const { promise: released, resolve: release } = Promise.withResolvers<void>()
+  const { promise: inStore, resolve: committed } = Promise.withResolvers<void>()
   const gated: DownloadWriter = {
     async write(counts, now) {
       const written = await writer.write(counts, now)
