@@ -1,12 +1,13 @@
 /**
  * A cache bounded by bytes (each entry's size given by its owner), the oldest entries out first, that keeps a
- * newcomer, once it is nearly full, only if its key was missed lately (a "doorkeeper", as in TinyLFU).
+ * newcomer, once it is nearly full, only if its key was missed lately (doorkeeper.ts).
  *
  * Without it, every miss of a large catalogue's long tail pushed an entry out for one that was rarely asked for
  * again: at 100,000 nodes the node JSON, list response and query caches turned over thousands of entries a second,
  * whose garbage the collector let pile up to 250 MiB above the live heap. A key asked for twice within about as
  * many misses as the cache holds entries is kept as before; so is everything while the cache has room.
  */
+import { Doorkeeper } from './doorkeeper'
 import { oldestFirst } from './oldest-first'
 
 interface Held<V> {
@@ -14,27 +15,15 @@ interface Held<V> {
   bytes: number
 }
 
-/** A round of remembered misses is as long as the cache holds entries, within these bounds. */
-const MIN_ROUND = 256
-const MAX_ROUND = 65_536
-
 /** Up to this share of the bytes, every newcomer is kept (no eviction is needed for a typical one). */
-const OPEN_SHARE = 7 / 8
-
-/**
- * Misses are remembered as 32-bit hashes of their keys: a few bytes each whatever a key's length (list answers are
- * keyed by URL). Two keys of one hash let one newcomer in early; nothing is ever answered from it.
- */
-const hashOf = (key: string) => Bun.hash.xxHash32(key)
+export const OPEN_SHARE = 7 / 8
 
 export class BoundedCache<V> {
   private readonly entries = new Map<string, Held<V>>()
   private readonly nextOldest = oldestFirst(this.entries)
   private held = 0
-  /** Keys missed lately: the current round, and the one before. Kept through clear(): they hold no values. */
-  private missed = new Set<number>()
-  private missedBefore = new Set<number>()
-  private round = MIN_ROUND
+  /** Kept through clear(): it holds no values. */
+  private readonly doorkeeper = new Doorkeeper(() => this.entries.size)
 
   constructor(readonly maxBytes: number) {}
 
@@ -57,11 +46,7 @@ export class BoundedCache<V> {
    */
   admits(key: string): boolean {
     if (this.maxBytes <= 0) return false
-    if (this.held < this.maxBytes * OPEN_SHARE || this.entries.has(key)) return true
-    const hash = hashOf(key)
-    if (this.missed.has(hash) || this.missedBefore.has(hash)) return true
-    this.remember(hash)
-    return false
+    return this.held < this.maxBytes * OPEN_SHARE || this.entries.has(key) || this.doorkeeper.lets(key)
   }
 
   /** Keeps `value` as `bytes`, the oldest entries evicted for room; one larger than the whole bound is not kept. */
@@ -72,7 +57,7 @@ export class BoundedCache<V> {
       const oldest = this.nextOldest()
       if (oldest === undefined) break
       // Asked for again soon, it comes back at its first miss.
-      this.remember(hashOf(oldest))
+      this.doorkeeper.remember(oldest)
       this.remove(oldest)
     }
     this.entries.set(key, { value, bytes })
@@ -93,7 +78,7 @@ export class BoundedCache<V> {
   /** Drops the entry of `key` (its value went stale): its next miss is let in, as it had been asked for. */
   delete(key: string): boolean {
     if (!this.remove(key)) return false
-    this.remember(hashOf(key))
+    this.doorkeeper.remember(key)
     return true
   }
 
@@ -109,17 +94,5 @@ export class BoundedCache<V> {
     this.entries.delete(key)
     this.held -= entry.bytes
     return true
-  }
-
-  private remember(hash: number): void {
-    this.missed.add(hash)
-    if (this.missed.size < this.round) return
-    // The two Sets swap, the older emptied: no new Set of up to 65,536 hashes each round.
-    const oldest = this.missedBefore
-    oldest.clear()
-    this.missedBefore = this.missed
-    this.missed = oldest
-    // Fixed for the round as it starts: the entries held may shrink meanwhile (a write dropping many).
-    this.round = Math.min(MAX_ROUND, Math.max(MIN_ROUND, this.entries.size))
   }
 }
