@@ -5,17 +5,15 @@
  * updates the number without rendering anything again.
  */
 import type { CacheCounter } from '../metrics'
-import { BoundedCache } from '../bounded-cache'
+import { TextCache } from '../text-cache'
 import type { Store } from '../store/db'
 import { readDocuments, readDocumentsAt, type DocumentPlace, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
 import { DOCUMENT_FORMAT, documentTails, makeDocuments, nodeText, publishersFromStore, type PublisherTexts } from './node-documents'
 
-/** Bytes of rendered JSON kept at most (counted as string length: JSON of ASCII text is one byte a character). */
+/** Bytes of rendered JSON kept at most (as UTF-8), in one buffer (text-cache.ts). */
 export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
-/** What a cache entry costs beside its text (the map entry, the object, the id). */
-const ENTRY_OVERHEAD = 96
 
 interface Entry {
   /** The JSON after `{"downloads":N`, starting with its comma. */
@@ -73,14 +71,20 @@ export function createNodeJsonCache(
   maxBytes = NODE_JSON_MAX_BYTES,
   counts?: (ids: readonly string[]) => ReadonlyMap<string, number> | undefined,
 ): NodeJsonCache {
-  /** Oldest out first when the bytes run out; once nearly full, only nodes asked for lately come in. */
-  const cache = new BoundedCache<Entry>(maxBytes)
+  /**
+   * Each node's tail, with its download count as the tag. Oldest out first when the bytes run out; once nearly full,
+   * only nodes asked for lately come in.
+   */
+  const cache = new TextCache(maxBytes)
+  const cached = (id: string): Entry | undefined => {
+    const tail = cache.get(id)
+    return tail === undefined ? undefined : { tail, downloads: cache.tag(id)! }
+  }
   let sequence = 0
   /** The sequence of each node's last change; and one for all nodes (a publisher change). */
   const changedAt = new Map<string, number>()
   const contentChangedAt = new Map<string, number>()
   let allChangedAt = 0
-  const cost = (id: string, e: Entry) => e.tail.length + id.length + ENTRY_OVERHEAD
 
   const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
   const contentChangedAfter = (id: string, since: number) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since
@@ -115,7 +119,7 @@ export function createNodeJsonCache(
    * bytes again as the nodes. They were two of the five queries of rendering a page of nodes, and publishers are
    * many: some 0.7 a node in the real registry (28,000 for the benchmark's 100,000 nodes, about 320 bytes each).
    */
-  const publishers = new BoundedCache<string>(maxBytes / 2)
+  const publishers = new TextCache(maxBytes / 2)
   const fromStore = publishersFromStore(db)
   const publisherTexts: PublisherTexts = async (ids) => {
     // The texts held now: keeping the fresh ones below may evict them before they are handed out.
@@ -130,7 +134,7 @@ export function createNodeJsonCache(
     const fresh = missing.length ? await fromStore(missing) : new Map<string, string>()
     for (const [id, text] of fresh) {
       texts.set(id, text)
-      if (allChangedAt <= started && publishers.admits(id)) publishers.set(id, text, text.length + id.length + ENTRY_OVERHEAD)
+      if (allChangedAt <= started && publishers.admits(id)) publishers.set(id, text)
     }
     return texts
   }
@@ -180,7 +184,7 @@ export function createNodeJsonCache(
 
     async render(ids, known) {
       // The entries held now: keeping the missing ones below may evict them before the page is put together.
-      const { held, missing } = heldAndMissing(ids, (id) => cache.get(id))
+      const { held, missing } = heldAndMissing(ids, cached)
       counter.hit(ids.length - missing.length)
       counter.miss(missing.length)
       if (!missing.length) return ids.map((id) => text(held.get(id)!))
@@ -190,7 +194,7 @@ export function createNodeJsonCache(
       const fresh = new Map<string, Entry>()
       for (const d of docs) fresh.set(d.node_id, { downloads: downloads.get(d.node_id) ?? 0, tail: tails.get(d.node_id)! })
       // Rows read before a change to them landed are answered once but not kept as current.
-      for (const [id, e] of fresh) if (!changedAfter(id, started) && cache.admits(id)) cache.set(id, e, cost(id, e))
+      for (const [id, e] of fresh) if (!changedAfter(id, started) && cache.admits(id)) cache.set(id, e.tail, e.downloads)
       return ids.flatMap((id) => {
         const e = fresh.get(id) ?? held.get(id)
         return e ? [text(e)] : []
@@ -216,8 +220,7 @@ export function createNodeJsonCache(
       sequence++
       for (const [id, downloads] of counts) {
         changedAt.set(id, sequence)
-        const e = cache.get(id)
-        if (e) e.downloads = downloads
+        cache.retag(id, downloads)
       }
     },
 

@@ -1,0 +1,163 @@
+/**
+ * A cache of texts whose bytes live in one buffer, made once: its texts are written into it as UTF-8, one after the
+ * other, around and around, and a text overwritten goes (the oldest out first, as in BoundedCache); a hit is decoded
+ * again. Once nearly full it keeps a newcomer only if its key was missed lately (doorkeeper.ts).
+ *
+ * Why not strings in a Map: at 100,000 nodes the node JSON cache took in thousands of texts a second and let as many
+ * go. Each one outlived a young collection, so when it went it was garbage only a full collection frees, and between
+ * two of those the heap grew by 90-150 MiB for a cache of 16 MiB. Here a text that goes leaves nothing behind but its
+ * small entry; the buffer is the cache's bound, in bytes. Each entry also costs some 100 bytes of bookkeeping
+ * outside it (its key, its place, a number its owner keeps with it).
+ */
+import { Doorkeeper } from './doorkeeper'
+import { OPEN_SHARE } from './bounded-cache'
+
+interface Place {
+  /** Where its bytes begin, counted in all bytes ever written (the buffer's offset is this modulo its size). */
+  start: number
+  length: number
+  /** A number the owner keeps with the text (a download count). */
+  tag: number
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+export class TextCache {
+  private readonly places = new Map<string, Place>()
+  /**
+   * Each text written, in the order written (so by where it begins), from `front` on: the oldest first. One replaced
+   * or deleted since is passed over (its place begins elsewhere now, or there is none).
+   */
+  private orderKeys: string[] = []
+  private orderStarts: number[] = []
+  private front = 0
+  /** Kept through clear(): it holds no texts. */
+  private readonly doorkeeper = new Doorkeeper(() => this.places.size)
+  /**
+   * Grown as its first lap is written (doubling, from 64 KiB), up to `maxBytes`: a registry whose texts are fewer
+   * than the bound holds only theirs. One the system cannot give (a bound of more than the memory there is) stops
+   * the growth where it is, and the texts go round what it has.
+   */
+  private buffer = new Uint8Array(0)
+  private growing = true
+  /** Bytes written in all, the ends of laps skipped included: the next text begins here (modulo the ring's size). */
+  private written = 0
+  private held = 0
+
+  constructor(readonly maxBytes: number) {}
+
+  /** The bytes the ring goes round once it is grown (where its growth stopped, if the system refused more). */
+  private get ringBytes(): number {
+    return this.growing ? this.maxBytes : this.buffer.length
+  }
+
+  /** Bytes of the texts held now. */
+  get bytes(): number {
+    return this.held
+  }
+
+  get size(): number {
+    return this.places.size
+  }
+
+  get(key: string): string | undefined {
+    const place = this.places.get(key)
+    if (!place) return undefined
+    const at = place.start % this.ringBytes
+    return decoder.decode(this.buffer.subarray(at, at + place.length))
+  }
+
+  /** The number kept with the text of `key` (undefined when none is held). */
+  tag(key: string): number | undefined {
+    return this.places.get(key)?.tag
+  }
+
+  /** Sets the number kept with the text of `key`; false when none is held. */
+  retag(key: string, tag: number): boolean {
+    const place = this.places.get(key)
+    if (place) place.tag = tag
+    return place !== undefined
+  }
+
+  /** As BoundedCache.admits: everything below seven eighths of the bytes, then only keys missed lately, or held. */
+  admits(key: string): boolean {
+    if (this.maxBytes <= 0) return false
+    return this.held < this.ringBytes * OPEN_SHARE || this.places.has(key) || this.doorkeeper.lets(key)
+  }
+
+  /** Keeps `text` (with `tag`), the oldest texts evicted for room; one larger than the whole buffer is not kept. */
+  set(key: string, text: string, tag = 0): boolean {
+    this.remove(key)
+    const length = Buffer.byteLength(text)
+    if (this.growing && this.written + length > this.buffer.length) this.grow(this.written + length)
+    const ring = this.ringBytes
+    if (ring === 0 || length > ring) return false
+    let at = this.written % ring
+    // A text is never split: one that does not fit before the ring's end starts the next lap.
+    if (at + length > ring) {
+      this.written += ring - at
+      at = 0
+    }
+    // The texts in the bytes about to be written go, the oldest first (texts are written in the order they came, and
+    // those written before the lap's skipped end are older still).
+    const overwrittenBelow = this.written + length - ring
+    while (this.front < this.orderKeys.length && this.orderStarts[this.front]! < overwrittenBelow) {
+      const oldest = this.orderKeys[this.front]!
+      if (this.places.get(oldest)?.start === this.orderStarts[this.front]) {
+        this.doorkeeper.remember(oldest) // asked for again soon, it comes back at its first miss
+        this.remove(oldest)
+      }
+      this.front++
+    }
+    if (this.front > 1024 && this.front * 2 > this.orderKeys.length) {
+      this.orderKeys = this.orderKeys.slice(this.front)
+      this.orderStarts = this.orderStarts.slice(this.front)
+      this.front = 0
+    }
+    encoder.encodeInto(text, this.buffer.subarray(at, at + length))
+    this.places.set(key, { start: this.written, length, tag })
+    this.orderKeys.push(key)
+    this.orderStarts.push(this.written)
+    this.written += length
+    this.held += length
+    return true
+  }
+
+  /** During the first lap: room for `needed` bytes (while the bound and the system allow), the texts copied over. */
+  private grow(needed: number): void {
+    const size = Math.min(this.maxBytes, Math.max(needed, 2 * this.buffer.length, 64 * 1024))
+    try {
+      const bigger = new Uint8Array(size)
+      bigger.set(this.buffer)
+      this.buffer = bigger
+      this.growing = size < this.maxBytes
+    } catch {
+      this.growing = false // RangeError: out of memory
+    }
+  }
+
+  /** Drops the text of `key` (it went stale): its next miss is let in, as it had been asked for. */
+  delete(key: string): boolean {
+    if (!this.remove(key)) return false
+    this.doorkeeper.remember(key)
+    return true
+  }
+
+  /** Empties the cache (the misses remembered stay); the buffer is kept for the texts to come. */
+  clear(): void {
+    this.places.clear()
+    this.orderKeys = []
+    this.orderStarts = []
+    this.front = 0
+    this.held = 0
+  }
+
+  private remove(key: string): boolean {
+    const place = this.places.get(key)
+    if (!place) return false
+    this.places.delete(key)
+    this.held -= place.length
+    return true
+  }
+}
