@@ -90,18 +90,20 @@ export class TextCache {
   set(key: string, text: string, tag = 0): boolean {
     this.remove(key)
     const length = Buffer.byteLength(text)
-    if (this.growing && this.written + length > this.buffer.length) this.grow(this.written + length)
+    // A text of no bytes still takes one of the ring, so that texts are never more than its bytes (nor their entries).
+    const span = Math.max(length, 1)
+    if (this.growing && this.written + span > this.buffer.length) this.grow(this.written + span)
     const ring = this.ringBytes
-    if (ring === 0 || length > ring) return false
+    if (ring === 0 || span > ring) return false
     let at = this.written % ring
     // A text is never split: one that does not fit before the ring's end starts the next lap.
-    if (at + length > ring) {
+    if (at + span > ring) {
       this.written += ring - at
       at = 0
     }
     // The texts in the bytes about to be written go, the oldest first (texts are written in the order they came, and
     // those written before the lap's skipped end are older still).
-    const overwrittenBelow = this.written + length - ring
+    const overwrittenBelow = this.written + span - ring
     while (this.front < this.orderKeys.length && this.orderStarts[this.front]! < overwrittenBelow) {
       const oldest = this.orderKeys[this.front]!
       if (this.places.get(oldest)?.start === this.orderStarts[this.front]) {
@@ -119,7 +121,7 @@ export class TextCache {
     this.places.set(key, { start: this.written, length, tag })
     this.orderKeys.push(key)
     this.orderStarts.push(this.written)
-    this.written += length
+    this.written += span
     this.held += length
     return true
   }

@@ -143,3 +143,17 @@ test('under random sets, deletes and clears, a text read back is always the last
     expect(cache.bytes).toBeLessThanOrEqual(4096)
   }
 })
+
+test('texts of no bytes are bounded too: each takes a byte of the ring, so they cannot pile up past it', () => {
+  const cache = new TextCache(100)
+  for (let i = 0; i < 1000; i++) cache.set(`k${i}`, '')
+  expect(cache.size).toBeLessThanOrEqual(100)
+  expect(cache.get('k999')).toBe('')
+  expect(cache.get('k0')).toBeUndefined()
+  expect(cache.bytes).toBe(0)
+  // One key set again and again: the newest stays, and only it is held.
+  for (let i = 0; i < 1000; i++) cache.set('same', i % 2 ? '' : 'x')
+  expect(cache.get('same')).toBe('')
+  expect(cache.set('full', 'f'.repeat(100))).toBe(true)
+  expect(cache.size).toBe(1)
+})
