@@ -86,9 +86,13 @@ export class TextCache {
     return this.held < this.ringBytes * OPEN_SHARE || this.places.has(key) || this.doorkeeper.lets(key)
   }
 
-  /** Keeps `text` (with `tag`), the oldest texts evicted for room; one larger than the whole buffer is not kept. */
+  /**
+   * Keeps `text` (with `tag`), the oldest texts evicted for room. Not kept: one larger than the whole buffer, and one
+   * with a lone surrogate (UTF-8 has none: it would be written, and read back, as U+FFFD). JSON.stringify makes none.
+   */
   set(key: string, text: string, tag = 0): boolean {
     this.remove(key)
+    if (!text.isWellFormed()) return false
     const length = Buffer.byteLength(text)
     // A text of no bytes still takes one of the ring, so that texts are never more than its bytes (nor their entries).
     const span = Math.max(length, 1)

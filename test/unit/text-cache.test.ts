@@ -157,3 +157,16 @@ test('texts of no bytes are bounded too: each takes a byte of the ring, so they 
   expect(cache.set('full', 'f'.repeat(100))).toBe(true)
   expect(cache.size).toBe(1)
 })
+
+test('a text with a lone surrogate (no UTF-8 for it) is not kept: it would come back with U+FFFD in its place', () => {
+  const cache = new TextCache(1000)
+  for (const text of ['a\ud800b', '\udc00', 'end \ud83d']) {
+    cache.set('k', 'before')
+    cache.set('k', text)
+    const got = cache.get('k')
+    if (got !== undefined) expect(got).toBe(text)
+  }
+  expect(cache.bytes).toBe(0)
+  expect(cache.set('pair', '\ud83d\ude00')).toBe(true) // a surrogate pair is one character, kept
+  expect(cache.get('pair')).toBe('\ud83d\ude00')
+})
