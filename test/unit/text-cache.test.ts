@@ -170,3 +170,16 @@ test('a text with a lone surrogate (no UTF-8 for it) is not kept: it would come 
   expect(cache.set('pair', '\ud83d\ude00')).toBe(true) // a surrogate pair is one character, kept
   expect(cache.get('pair')).toBe('\ud83d\ude00')
 })
+
+test('its buffer grows only for texts it keeps: not for one larger than the bound, nor for texts cleared away', () => {
+  const cache = new TextCache(1 << 20)
+  expect(cache.set('huge', 'h'.repeat((1 << 20) + 1))).toBe(false)
+  expect(cache.bufferBytes).toBe(0)
+  // Ten texts of 10 KB at a time, cleared (a publisher changed) a hundred times: their first 100 KB are written again.
+  for (let round = 0; round < 100; round++) {
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, `${round}`.padEnd(10_000, '.'))
+    expect(cache.get('k0')).toBe(`${round}`.padEnd(10_000, '.'))
+    cache.clear()
+  }
+  expect(cache.bufferBytes).toBeLessThanOrEqual(128 * 1024)
+})
