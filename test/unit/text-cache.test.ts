@@ -183,3 +183,44 @@ test('its buffer grows only for texts it keeps: not for one larger than the boun
   }
   expect(cache.bufferBytes).toBeLessThanOrEqual(128 * 1024)
 })
+
+test('under random texts of every size (none, multi-byte, the whole ring, more), across its growth: each read is the last set', () => {
+  let seed = 11
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+  for (const bound of [1, 3, 100, 150.5, 65_537, 200_000]) {
+    const cache = new TextCache(bound)
+    const last = new Map<string, { text: string; tag: number }>()
+    const whole = Math.floor(bound)
+    for (let step = 0; step < 400; step++) {
+      const key = `k${Math.floor(random() * 20)}`
+      const r = random()
+      if (r < 0.7) {
+        const bytes = [0, whole, whole + 1, Math.floor(random() * 40), Math.floor((random() * whole) / 3)][Math.floor(random() * 5)]!
+        const char = ['a', 'é', '€', '😀'][Math.floor(random() * 4)]!
+        const text = char.repeat(Math.floor(bytes / Buffer.byteLength(char)))
+        const ok = cache.set(key, text, step)
+        expect(ok).toBe(Buffer.byteLength(text) <= whole && whole > 0)
+        if (ok) last.set(key, { text, tag: step })
+        else last.delete(key)
+      } else if (r < 0.8) {
+        cache.delete(key)
+        last.delete(key)
+      } else if (r < 0.82) {
+        cache.clear()
+        last.clear()
+      } else if (cache.retag(key, -step)) last.get(key)!.tag = -step
+      let [bytes, size] = [0, 0]
+      for (let i = 0; i < 20; i++) {
+        const got = cache.get(`k${i}`)
+        if (got === undefined) continue
+        expect(got).toBe(last.get(`k${i}`)!.text)
+        expect(cache.tag(`k${i}`)).toBe(last.get(`k${i}`)!.tag)
+        bytes += Buffer.byteLength(got)
+        size++
+      }
+      expect(cache.bytes).toBe(bytes)
+      expect(cache.size).toBe(size)
+      expect(cache.bufferBytes).toBeLessThanOrEqual(bound)
+    }
+  }
+})
