@@ -1,7 +1,7 @@
 /**
- * A cache of texts whose bytes live in one buffer, made once: its texts are written into it as UTF-8, one after the
- * other, around and around, and a text overwritten goes (the oldest out first, as in BoundedCache); a hit is decoded
- * again. Once nearly full it keeps a newcomer only if its key was missed lately (doorkeeper.ts).
+ * A cache of texts whose bytes live in one buffer (grown to its bound as it fills, then kept): its texts are written
+ * into it as UTF-8, one after the other, around and around, and a text overwritten goes (the oldest out first, as in
+ * BoundedCache); a hit is decoded again. Once nearly full it keeps a newcomer only if its key was missed lately (doorkeeper.ts).
  *
  * Why not strings in a Map: at 100,000 nodes the node JSON cache took in thousands of texts a second and let as many
  * go. Each one outlived a young collection, so when it went it was garbage only a full collection frees, and between
@@ -35,9 +35,10 @@ export class TextCache {
   /** Kept through clear(): it holds no texts. */
   private readonly doorkeeper = new Doorkeeper(() => this.places.size)
   /**
-   * Grown as its first lap is written (doubling, from 64 KiB), up to `maxBytes`: a registry whose texts are fewer
-   * than the bound holds only theirs. One the system cannot give (a bound of more than the memory there is) stops
-   * the growth where it is, and the texts go round what it has.
+   * Grown as its first lap is written (doubling, from 64 KiB), up to `maxBytes`: a registry that writes fewer bytes
+   * than the bound holds only those (texts replaced count until a clear(), as their bytes are not written over
+   * before the lap ends). One the system cannot give (a bound of more than the memory there is) stops the growth
+   * where it is, and the texts go round what it has.
    */
   private buffer = new Uint8Array(0)
   private growing = true
@@ -55,6 +56,11 @@ export class TextCache {
   /** Bytes of the texts held now. */
   get bytes(): number {
     return this.held
+  }
+
+  /** Bytes its buffer takes now (grown with its first lap). */
+  get bufferBytes(): number {
+    return this.buffer.length
   }
 
   get size(): number {
@@ -86,22 +92,29 @@ export class TextCache {
     return this.held < this.ringBytes * OPEN_SHARE || this.places.has(key) || this.doorkeeper.lets(key)
   }
 
-  /** Keeps `text` (with `tag`), the oldest texts evicted for room; one larger than the whole buffer is not kept. */
+  /**
+   * Keeps `text` (with `tag`), the oldest texts evicted for room. Not kept: one larger than the whole buffer, and one
+   * with a lone surrogate (UTF-8 has none: it would be written, and read back, as U+FFFD). JSON.stringify makes none.
+   */
   set(key: string, text: string, tag = 0): boolean {
     this.remove(key)
+    if (!text.isWellFormed()) return false
     const length = Buffer.byteLength(text)
-    if (this.growing && this.written + length > this.buffer.length) this.grow(this.written + length)
+    // A text of no bytes still takes one of the ring, so that texts are never more than its bytes (nor their entries).
+    const span = Math.max(length, 1)
+    if (span > this.maxBytes) return false // before growing the buffer for it
+    if (this.growing && this.written + span > this.buffer.length) this.grow(this.written + span)
     const ring = this.ringBytes
-    if (ring === 0 || length > ring) return false
+    if (ring === 0 || span > ring) return false
     let at = this.written % ring
     // A text is never split: one that does not fit before the ring's end starts the next lap.
-    if (at + length > ring) {
+    if (at + span > ring) {
       this.written += ring - at
       at = 0
     }
     // The texts in the bytes about to be written go, the oldest first (texts are written in the order they came, and
     // those written before the lap's skipped end are older still).
-    const overwrittenBelow = this.written + length - ring
+    const overwrittenBelow = this.written + span - ring
     while (this.front < this.orderKeys.length && this.orderStarts[this.front]! < overwrittenBelow) {
       const oldest = this.orderKeys[this.front]!
       if (this.places.get(oldest)?.start === this.orderStarts[this.front]) {
@@ -119,7 +132,7 @@ export class TextCache {
     this.places.set(key, { start: this.written, length, tag })
     this.orderKeys.push(key)
     this.orderStarts.push(this.written)
-    this.written += length
+    this.written += span
     this.held += length
     return true
   }
@@ -144,13 +157,17 @@ export class TextCache {
     return true
   }
 
-  /** Empties the cache (the misses remembered stay); the buffer is kept for the texts to come. */
+  /**
+   * Empties the cache (the misses remembered stay); the buffer is kept for the texts to come, written again from its
+   * front (so that while it is growing, texts cleared away do not grow it).
+   */
   clear(): void {
     this.places.clear()
     this.orderKeys = []
     this.orderStarts = []
     this.front = 0
     this.held = 0
+    this.written = 0
   }
 
   private remove(key: string): boolean {

@@ -143,3 +143,84 @@ test('under random sets, deletes and clears, a text read back is always the last
     expect(cache.bytes).toBeLessThanOrEqual(4096)
   }
 })
+
+test('texts of no bytes are bounded too: each takes a byte of the ring, so they cannot pile up past it', () => {
+  const cache = new TextCache(100)
+  for (let i = 0; i < 1000; i++) cache.set(`k${i}`, '')
+  expect(cache.size).toBeLessThanOrEqual(100)
+  expect(cache.get('k999')).toBe('')
+  expect(cache.get('k0')).toBeUndefined()
+  expect(cache.bytes).toBe(0)
+  // One key set again and again: the newest stays, and only it is held.
+  for (let i = 0; i < 1000; i++) cache.set('same', i % 2 ? '' : 'x')
+  expect(cache.get('same')).toBe('')
+  expect(cache.set('full', 'f'.repeat(100))).toBe(true)
+  expect(cache.size).toBe(1)
+})
+
+test('a text with a lone surrogate (no UTF-8 for it) is not kept: it would come back with U+FFFD in its place', () => {
+  const cache = new TextCache(1000)
+  for (const text of ['a\ud800b', '\udc00', 'end \ud83d']) {
+    cache.set('k', 'before')
+    cache.set('k', text)
+    const got = cache.get('k')
+    if (got !== undefined) expect(got).toBe(text)
+  }
+  expect(cache.bytes).toBe(0)
+  expect(cache.set('pair', '\ud83d\ude00')).toBe(true) // a surrogate pair is one character, kept
+  expect(cache.get('pair')).toBe('\ud83d\ude00')
+})
+
+test('its buffer grows only for texts it keeps: not for one larger than the bound, nor for texts cleared away', () => {
+  const cache = new TextCache(1 << 20)
+  expect(cache.set('huge', 'h'.repeat((1 << 20) + 1))).toBe(false)
+  expect(cache.bufferBytes).toBe(0)
+  // Ten texts of 10 KB at a time, cleared (a publisher changed) a hundred times: their first 100 KB are written again.
+  for (let round = 0; round < 100; round++) {
+    for (let i = 0; i < 10; i++) cache.set(`k${i}`, `${round}`.padEnd(10_000, '.'))
+    expect(cache.get('k0')).toBe(`${round}`.padEnd(10_000, '.'))
+    cache.clear()
+  }
+  expect(cache.bufferBytes).toBeLessThanOrEqual(128 * 1024)
+})
+
+test('under random texts of every size (none, multi-byte, the whole ring, more), across its growth: each read is the last set', () => {
+  let seed = 11
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+  for (const bound of [1, 3, 100, 150.5, 65_537, 200_000]) {
+    const cache = new TextCache(bound)
+    const last = new Map<string, { text: string; tag: number }>()
+    const whole = Math.floor(bound)
+    for (let step = 0; step < 400; step++) {
+      const key = `k${Math.floor(random() * 20)}`
+      const r = random()
+      if (r < 0.7) {
+        const bytes = [0, whole, whole + 1, Math.floor(random() * 40), Math.floor((random() * whole) / 3)][Math.floor(random() * 5)]!
+        const char = ['a', 'é', '€', '😀'][Math.floor(random() * 4)]!
+        const text = char.repeat(Math.floor(bytes / Buffer.byteLength(char)))
+        const ok = cache.set(key, text, step)
+        expect(ok).toBe(Buffer.byteLength(text) <= whole && whole > 0)
+        if (ok) last.set(key, { text, tag: step })
+        else last.delete(key)
+      } else if (r < 0.8) {
+        cache.delete(key)
+        last.delete(key)
+      } else if (r < 0.82) {
+        cache.clear()
+        last.clear()
+      } else if (cache.retag(key, -step)) last.get(key)!.tag = -step
+      let [bytes, size] = [0, 0]
+      for (let i = 0; i < 20; i++) {
+        const got = cache.get(`k${i}`)
+        if (got === undefined) continue
+        expect(got).toBe(last.get(`k${i}`)!.text)
+        expect(cache.tag(`k${i}`)).toBe(last.get(`k${i}`)!.tag)
+        bytes += Buffer.byteLength(got)
+        size++
+      }
+      expect(cache.bytes).toBe(bytes)
+      expect(cache.size).toBe(size)
+      expect(cache.bufferBytes).toBeLessThanOrEqual(bound)
+    }
+  }
+})
