@@ -1,7 +1,8 @@
 /**
  * A cache of texts whose bytes live in one buffer (grown to its bound as it fills, then kept): its texts are written
  * into it as UTF-8, one after the other, around and around, and a text overwritten goes (the oldest out first, as in
- * BoundedCache); a hit is decoded again. Once nearly full it keeps a newcomer only if its key was missed lately (doorkeeper.ts).
+ * BoundedCache); a hit is decoded again. Once nearly full it keeps a newcomer only if its key was missed lately
+ * (cache-entries.ts).
  *
  * Why not strings in a Map: at 100,000 nodes the node JSON cache took in thousands of texts a second and let as many
  * go. Each one outlived a young collection, so when it went it was garbage only a full collection frees, and between
@@ -9,13 +10,12 @@
  * small entry; the buffer is the cache's bound, in bytes. Each entry also costs some 100 bytes of bookkeeping
  * outside it (its key, its place, a number its owner keeps with it).
  */
-import { Doorkeeper } from './doorkeeper'
-import { OPEN_SHARE } from './bounded-cache'
+import { CacheEntries } from './cache-entries'
 
 interface Place {
   /** Where its bytes begin, counted in all bytes ever written (the buffer's offset is this modulo its size). */
   start: number
-  length: number
+  bytes: number
   /** A number the owner keeps with the text (a download count). */
   tag: number
 }
@@ -23,8 +23,7 @@ interface Place {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-export class TextCache {
-  private readonly places = new Map<string, Place>()
+export class TextCache extends CacheEntries<Place> {
   /**
    * Each text written, in the order written (so by where it begins), from `front` on: the oldest first. One replaced
    * or deleted since is passed over (its place begins elsewhere now, or there is none).
@@ -32,8 +31,6 @@ export class TextCache {
   private orderKeys: string[] = []
   private orderStarts: number[] = []
   private front = 0
-  /** Kept through clear(): it holds no texts. */
-  private readonly doorkeeper = new Doorkeeper(() => this.places.size)
   /**
    * Grown as its first lap is written (doubling, from 64 KiB), up to `maxBytes`: a registry that writes fewer bytes
    * than the bound holds only those (texts replaced count until a clear(), as their bytes are not written over
@@ -44,18 +41,21 @@ export class TextCache {
   private growing = true
   /** Bytes written in all, the ends of laps skipped included: the next text begins here (modulo the ring's size). */
   private written = 0
-  private held = 0
+  /** Whole bytes: a fractional bound (half of an odd one) would put texts at fractional places. */
+  readonly maxBytes: number
 
-  constructor(readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    super()
+    this.maxBytes = Math.max(0, Math.floor(maxBytes))
+  }
 
   /** The bytes the ring goes round once it is grown (where its growth stopped, if the system refused more). */
   private get ringBytes(): number {
     return this.growing ? this.maxBytes : this.buffer.length
   }
 
-  /** Bytes of the texts held now. */
-  get bytes(): number {
-    return this.held
+  protected get bound(): number {
+    return this.ringBytes
   }
 
   /** Bytes its buffer takes now (grown with its first lap). */
@@ -63,33 +63,23 @@ export class TextCache {
     return this.buffer.length
   }
 
-  get size(): number {
-    return this.places.size
-  }
-
   get(key: string): string | undefined {
-    const place = this.places.get(key)
+    const place = this.entries.get(key)
     if (!place) return undefined
     const at = place.start % this.ringBytes
-    return decoder.decode(this.buffer.subarray(at, at + place.length))
+    return decoder.decode(this.buffer.subarray(at, at + place.bytes))
   }
 
   /** The number kept with the text of `key` (undefined when none is held). */
   tag(key: string): number | undefined {
-    return this.places.get(key)?.tag
+    return this.entries.get(key)?.tag
   }
 
   /** Sets the number kept with the text of `key`; false when none is held. */
   retag(key: string, tag: number): boolean {
-    const place = this.places.get(key)
+    const place = this.entries.get(key)
     if (place) place.tag = tag
     return place !== undefined
-  }
-
-  /** As BoundedCache.admits: everything below seven eighths of the bytes, then only keys missed lately, or held. */
-  admits(key: string): boolean {
-    if (this.maxBytes <= 0) return false
-    return this.held < this.ringBytes * OPEN_SHARE || this.places.has(key) || this.doorkeeper.lets(key)
   }
 
   /**
@@ -117,10 +107,7 @@ export class TextCache {
     const overwrittenBelow = this.written + span - ring
     while (this.front < this.orderKeys.length && this.orderStarts[this.front]! < overwrittenBelow) {
       const oldest = this.orderKeys[this.front]!
-      if (this.places.get(oldest)?.start === this.orderStarts[this.front]) {
-        this.doorkeeper.remember(oldest) // asked for again soon, it comes back at its first miss
-        this.remove(oldest)
-      }
+      if (this.entries.get(oldest)?.start === this.orderStarts[this.front]) this.evict(oldest)
       this.front++
     }
     if (this.front > 1024 && this.front * 2 > this.orderKeys.length) {
@@ -129,7 +116,7 @@ export class TextCache {
       this.front = 0
     }
     encoder.encodeInto(text, this.buffer.subarray(at, at + length))
-    this.places.set(key, { start: this.written, length, tag })
+    this.entries.set(key, { start: this.written, bytes: length, tag })
     this.orderKeys.push(key)
     this.orderStarts.push(this.written)
     this.written += span
@@ -150,31 +137,15 @@ export class TextCache {
     }
   }
 
-  /** Drops the text of `key` (it went stale): its next miss is let in, as it had been asked for. */
-  delete(key: string): boolean {
-    if (!this.remove(key)) return false
-    this.doorkeeper.remember(key)
-    return true
-  }
-
   /**
    * Empties the cache (the misses remembered stay); the buffer is kept for the texts to come, written again from its
    * front (so that while it is growing, texts cleared away do not grow it).
    */
-  clear(): void {
-    this.places.clear()
+  override clear(): void {
+    super.clear()
     this.orderKeys = []
     this.orderStarts = []
     this.front = 0
-    this.held = 0
     this.written = 0
-  }
-
-  private remove(key: string): boolean {
-    const place = this.places.get(key)
-    if (!place) return false
-    this.places.delete(key)
-    this.held -= place.length
-    return true
   }
 }
