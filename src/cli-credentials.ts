@@ -12,7 +12,7 @@ import { createStoreSearch } from './search/store-search'
 import type { Actor } from './services/access'
 import { createAccessToken, listAccessTokens, revokeToken } from './services/access-tokens'
 import type { WriteDeps } from './services/changes'
-import { createUser, listUsers } from './services/identity'
+import { checkNewUser, createUser, listUsers } from './services/identity'
 import { changeUser, type UserChange } from './services/user-admin'
 import { createNodeJsonCache } from './services/node-json'
 import { openStoreAt } from './serve-backends'
@@ -132,6 +132,7 @@ export async function credentialsCommand(
         isAdmin: flags.admin === true,
         expiresInDays: expiresInDays(flags),
       }
+      checkNewUser(input) // a mistyped id makes no registry where --data points
       io.out(await withDeps(storeOf(flags, { create: true }), (deps) => createUser(deps, CLI_ACTOR, input)))
     })
   if (key === 'users list')

@@ -10,14 +10,19 @@ import { commitWrite, type WriteDeps } from './changes'
 import { timestamp, type Deps } from './deps'
 
 /** Creates a user and returns a new access token (shown once, stored as a hash); both go into the audit log. */
+/** Refuses (400) a new user's id, name or email as given, before any store is opened or made for it. */
+export function checkNewUser(input: { id: string; email: string; name: string }): void {
+  if (!USER_ID_PATTERN.test(input.id)) throw badRequest(USER_ID_MESSAGE)
+  if (input.name.length > USER_NAME_MAX) throw badRequest(`name must be at most ${USER_NAME_MAX} characters`)
+  if (input.email.length > USER_EMAIL_MAX) throw badRequest(`email must be at most ${USER_EMAIL_MAX} characters`)
+}
+
 export async function createUser(
   deps: WriteDeps,
   actor: Actor | undefined,
   input: { id: string; email: string; name: string; isAdmin: boolean; expiresInDays?: number },
 ): Promise<string> {
-  if (!USER_ID_PATTERN.test(input.id)) throw badRequest(USER_ID_MESSAGE)
-  if (input.name.length > USER_NAME_MAX) throw badRequest(`name must be at most ${USER_NAME_MAX} characters`)
-  if (input.email.length > USER_EMAIL_MAX) throw badRequest(`email must be at most ${USER_EMAIL_MAX} characters`)
+  checkNewUser(input)
   if (await findUser(deps.db, input.id)) throw conflict(`user "${input.id}" already exists`, 'user_exists')
   return commitWrite(deps, async (w) => {
     await insertUser(w.db, { ...input, now: w.now })

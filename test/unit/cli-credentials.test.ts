@@ -1,7 +1,7 @@
 /** `users list`, `tokens list|revoke` and `--expires` on a data directory, as an operator runs them. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { forTerminal } from '../../src/io'
 import { tempDirs } from '../support/tmp'
@@ -101,6 +101,10 @@ describe('credential commands', () => {
     const badId = await run('users', 'create', '--id', 'bad id!', '--email', 'b@x.io', '--name', 'B', '--data', data)
     expect(badId.code).toBe(2)
     expect(badId.err).toEqual([expect.stringContaining('user id must be')])
+    // Nothing is made where --data points for a value refused as typed.
+    const unmade = join(dirs.make(), 'registry')
+    expect((await run('users', 'create', '--id', 'bad id!', '--email', 'b@x.io', '--name', 'B', '--data', unmade)).code).toBe(2)
+    expect(existsSync(unmade)).toBe(false)
     expect(await run('users', 'create', '--id', 'alice', '--email', 'a@x.io', '--name', 'Alice', '--data', data)).toEqual({
       code: 1,
       out: [],
