@@ -114,7 +114,7 @@ export async function credentialsCommand(
     try {
       await body(flags, args)
     } catch (err) {
-      // A value the registry refuses as given (an id of characters it does not take, an email without its @) was
+      // A value the registry refuses as given (an id of characters it does not take, a name past its length) was
       // typed on the command line: a usage error, as a flag it cannot parse is.
       if (err instanceof AppError && err.status === 400) throw new UsageError(err.message)
       throw err
