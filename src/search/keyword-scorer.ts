@@ -13,6 +13,7 @@ import { internalsOf, type FieldPostings, type MiniSearchInternals, type TermDat
 import { Postings } from './postings'
 import { FuzzyMemo } from './fuzzy-memo'
 import { grown } from './typed-arrays'
+import type { FieldLengths, IntMap } from './document-maps'
 
 /** The search options the index was made with (MiniSearch's names and meanings). */
 export interface ScoringOptions {
@@ -57,11 +58,6 @@ export class KeywordScorer {
   private term = new Float64Array(0)
   private termMark = new Int32Array(0)
   private mark = 0
-  /** Field lengths by document and field, copied from MiniSearch's Map as they are first read. */
-  private lengths = new Int32Array(0)
-  /** Each document's id as given to MiniSearch, plus one (0: not copied from its Map yet), as read at first use. */
-  private givenIds = new Int32Array(0)
-  private readonly fieldCount: number
   /**
    * Typo expansions remembered. Emptied whenever a term comes into the tree (termsChanged) or leaves it: leaving, a
    * term merges its sibling into its parent at the end of the parent's children, which changes the order a walk finds
@@ -73,14 +69,15 @@ export class KeywordScorer {
   /** Postings the current (or last) search read. */
   private read = 0
 
+  /** `maps`: the index's maps by document, in typed arrays (document-maps.ts). */
   constructor(
     mini: MiniSearch<any>,
+    private readonly maps: { documentIds: IntMap; fieldLengths: FieldLengths },
     private readonly options: ScoringOptions,
     private readonly maxPostingsRead = MAX_POSTINGS_READ,
   ) {
     this.m = internalsOf(mini)
     this.fields = options.fields.map((name) => ({ id: this.m._fieldIds[name]!, boost: options.boost[name] || 1 }))
-    this.fieldCount = Object.keys(this.m._fieldIds).length
     // Terms leave the tree in MiniSearch's own code (a search's cleanup) and in the index's (vacuum.ts): heard here.
     const index = this.m._index
     const deleteTerm = index.delete.bind(index)
@@ -163,19 +160,10 @@ export class KeywordScorer {
     const scores = new Float64Array(matched.length)
     for (let i = 0; i < matched.length; i++) {
       const doc = matched[i]!
-      ids[i] = this.givenId(doc)
+      ids[i] = this.maps.documentIds.get(doc)!
       scores[i] = this.total[doc]! * quality
     }
     return { ids, scores }
-  }
-
-  /** A document's id as given to MiniSearch: fixed for its life (a replaced document gets a new internal id). */
-  private givenId(doc: number): number {
-    const known = this.givenIds[doc]!
-    if (known) return known - 1
-    const id = this.m._documentIds.get(doc) as number
-    this.givenIds[doc] = id + 1
-    return id
   }
 
   /**
@@ -219,6 +207,7 @@ export class KeywordScorer {
     const { k, b, d } = this.options.bm25
     const documentCount = m._documentCount
     const clean = m._dirtCount === 0
+    const { fieldLengths } = this.maps
     for (const field of this.fields) {
       const postings = data.get(field.id)
       if (!postings) continue
@@ -232,7 +221,7 @@ export class KeywordScorer {
         let removed = 0
         for (let i = 0; i < ids.length; i++) {
           const doc = ids[i]!
-          if (m._documentIds.has(doc)) continue
+          if (this.maps.documentIds.has(doc)) continue
           for (let n = freqs[i]!; n > 0; n--) m.removeTerm(field.id, doc, derived)
           removed++
         }
@@ -254,7 +243,7 @@ export class KeywordScorer {
         const doc = ids[i]!
         if (within && this.totalMark[doc] !== within) continue
         const termFreq = freqs[i]!
-        const fieldLength = this.fieldLength(doc, field.id)
+        const fieldLength = fieldLengths.length(doc, field.id)
         const raw = invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)))
         const weighted = weightedBoost * raw
         if (this.termMark[doc] === mark) this.term[doc] = this.term[doc]! + weighted
@@ -265,18 +254,6 @@ export class KeywordScorer {
         }
       }
     }
-  }
-
-  /**
-   * A document's length in a field (MiniSearch keeps them in a Map by document): copied into an array by document
-   * at first use. A document's lengths never change (a replaced document gets a new id), and 0 means not copied yet
-   * (a document with postings in a field has a length there).
-   */
-  private fieldLength(doc: number, fieldId: number): number {
-    const at = doc * this.fieldCount + fieldId
-    const known = this.lengths[at]!
-    if (known) return known
-    return (this.lengths[at] = this.m._fieldLength.get(doc)![fieldId]!)
   }
 
   /** MiniSearch's fuzzyGet, through the remembered expansions. */
@@ -304,8 +281,6 @@ export class KeywordScorer {
     this.totalMark = grown(this.totalMark, capacity)
     this.term = grown(this.term, capacity)
     this.termMark = grown(this.termMark, capacity)
-    this.lengths = grown(this.lengths, capacity * this.fieldCount)
-    this.givenIds = grown(this.givenIds, capacity)
   }
 }
 

@@ -5,6 +5,7 @@ import { KeywordScorer, MAX_POSTINGS_READ, type Scored } from './keyword-scorer'
 import { compactPostings } from './postings'
 import { internalsOf } from './minisearch-internals'
 import { vacuumInSlices } from './vacuum'
+import { useDocumentMaps } from './document-maps'
 
 interface KeywordDoc {
   slot: number
@@ -115,7 +116,8 @@ export class KeywordIndex {
 
   /** `maxPostingsRead`: what one pass of a search reads at most before it takes no further word (tests lower it). */
   constructor(opts: { maxPostingsRead?: number } = {}) {
-    this.scorer = new KeywordScorer(this.mini, { ...SEARCH_OPTIONS, fields: FIELDS }, opts.maxPostingsRead ?? MAX_POSTINGS_READ)
+    const maps = useDocumentMaps(this.mini)
+    this.scorer = new KeywordScorer(this.mini, maps, { ...SEARCH_OPTIONS, fields: FIELDS }, opts.maxPostingsRead ?? MAX_POSTINGS_READ)
   }
 
   /** Documents added since the postings were last made compact. */

@@ -1,8 +1,8 @@
 /**
  * The private state of MiniSearch 7.2.0 (pinned in package.json) that the index reads and changes: the scoring
- * (keyword-scorer.ts), the compact postings (postings.ts) and the cleanup of discarded documents (vacuum.ts). Said
- * once, so that an upgrade has one place to check; test/unit/keyword-scorer.test.ts and postings.test.ts compare
- * the answers with the library's own.
+ * (keyword-scorer.ts), the compact postings (postings.ts), the maps by document (document-maps.ts) and the cleanup of
+ * discarded documents (vacuum.ts). Said once, so that an upgrade has one place to check;
+ * test/unit/keyword-scorer.test.ts and postings.test.ts compare the answers with the library's own.
  */
 import type MiniSearch from 'minisearch'
 import type { Postings } from './postings'
@@ -22,13 +22,16 @@ export interface MiniSearchInternals {
     fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>
   }
   _fieldIds: Record<string, number>
-  _fieldLength: Map<number, number[]>
+  /** The maps by document: MiniSearch's Maps, or the typed ones of document-maps.ts (what of them is used). */
+  _fieldLength: Pick<Map<number, ArrayLike<number>>, 'get' | 'has' | 'delete'>
   _avgFieldLength: number[]
   _documentCount: number
-  _documentIds: Map<number, unknown>
+  _documentIds: Pick<Map<number, unknown>, 'get' | 'has' | 'delete'>
+  _idToShortId: Pick<Map<unknown, number>, 'get' | 'has' | 'delete'>
   _dirtCount: number
   _nextId: number
   removeTerm(fieldId: number, shortId: number, term: string): void
+  addFieldLength(shortId: number, fieldId: number, count: number, length: number): void
 }
 
 export const internalsOf = (mini: MiniSearch<any>) => mini as unknown as MiniSearchInternals
