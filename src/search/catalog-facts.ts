@@ -96,6 +96,16 @@ export class Facts {
     this.updated[slot] = e?.updated ?? 0
   }
 
+  /** Whether a slot's facts are these (false for a slot removed, or never set). */
+  same(slot: number, e: SlotFacts): boolean {
+    return (
+      this.banned[slot] === (e.banned ? 1 : 0) &&
+      this.os[slot] === e.osId &&
+      this.accelerator[slot] === e.acceleratorId &&
+      this.updated[slot] === e.updated
+    )
+  }
+
   private grow(size: number) {
     this.banned = grown(this.banned, size)
     this.os = grown(this.os, size)

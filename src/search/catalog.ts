@@ -1,4 +1,4 @@
-/** The index's node entries (ordering keys, what tells a change), their filter facts and the order lists walk. */
+/** The index's nodes (ordering keys, what tells a change), their filter facts and the order lists walk. */
 import { repositoryKey } from '../domain/platform'
 import type { SearchDoc } from '../store/search-docs'
 import type { NodeQuery } from '../domain/node-query'
@@ -6,17 +6,11 @@ import { Candidates, Facts, PlatformKeys, type Plan, type SlotFacts } from './ca
 import { SubstringIndex } from './substring-index'
 import { grown } from './typed-arrays'
 
-export interface Entry extends SlotFacts {
-  slot: number
+/** What the list order compares of a node. */
+export interface OrderKeys {
   id: string
   ranking: number
   downloads: number
-  /**
-   * hash53 of the repository key, and of the lower-cased host node names joined by newlines: enough to tell a change.
-   * The texts themselves are the substring indexes' own.
-   */
-  repositoryHash: number
-  hostHash: number
 }
 
 /**
@@ -27,11 +21,6 @@ export function popularityBoost(downloads: number): number {
   return 1 + 0.5 * Math.floor(2 * Math.log10(1 + Math.max(0, downloads)))
 }
 
-/** The order of lists without a keyword: search_ranking desc, downloads desc, id asc. */
-function compareEntries(a: Entry, b: Entry): number {
-  return b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-}
-
 export type Change = 'none' | 'order' | 'content'
 
 /** A 53-bit hash of a text as a plain number (two 32-bit hashes): no BigInt, no string kept to compare. */
@@ -39,8 +28,21 @@ export function hash53(text: string): number {
   return Bun.hash.xxHash32(text, 0) * 2 ** 21 + (Bun.hash.xxHash32(text, 1) >>> 11)
 }
 
+/**
+ * The nodes the index holds, a slot each (never reused), their keys in columns: typed arrays by slot, not an object
+ * a node (100,000 of them held 10.7 MiB of the heap, and each count changed made a new one).
+ */
 export class Catalog {
-  private readonly entries: (Entry | undefined)[] = []
+  /** Each slot's node id (undefined once removed). */
+  private readonly ids: (string | undefined)[] = []
+  private ranking = new Float64Array(1024)
+  private downloads = new Float64Array(1024)
+  /**
+   * hash53 of the repository key, and of the lower-cased host node names joined by newlines: enough to tell a change.
+   * The texts themselves are the substring indexes' own.
+   */
+  private repositoryHash = new Float64Array(1024)
+  private hostHash = new Float64Array(1024)
   private readonly slotById = new Map<string, number>()
   private readonly platforms = new PlatformKeys()
   private readonly facts = new Facts()
@@ -56,8 +58,28 @@ export class Catalog {
   private sorted = true
   size = 0
 
-  entry(slot: number): Entry | undefined {
-    return this.entries[slot]
+  /** The node a slot holds (undefined: none, or removed). */
+  idOf(slot: number): string | undefined {
+    return this.ids[slot]
+  }
+
+  /** The download count of the node a slot holds. */
+  downloadsOf(slot: number): number {
+    return this.downloads[slot] ?? 0
+  }
+
+  /** What the order compares of a slot's node, as an object (for tests: the index reads the columns). */
+  keysOf(slot: number): OrderKeys | undefined {
+    const id = this.ids[slot]
+    return id === undefined ? undefined : { id, ranking: this.ranking[slot]!, downloads: this.downloads[slot]! }
+  }
+
+  /** The order of lists without a keyword: search_ranking desc, downloads desc, id asc. */
+  private compare(a: number, b: number): number {
+    const { ranking, downloads } = this
+    const idA = this.ids[a]!
+    const idB = this.ids[b]!
+    return ranking[b]! - ranking[a]! || downloads[b]! - downloads[a]! || (idA < idB ? -1 : idA > idB ? 1 : 0)
   }
 
   slotOf(id: string): number | undefined {
@@ -73,26 +95,37 @@ export class Catalog {
   /** Adds or replaces a node; during a bulk load (`deferOrder`) the order is built once by finishLoad(). */
   upsert(doc: SearchDoc, deferOrder = false): { slot: number; change: Change } {
     const existing = this.slotOf(doc.id)
-    const slot = existing ?? this.entries.length
-    const before = existing === undefined ? undefined : this.entries[existing]
+    const slot = existing ?? this.ids.length
+    if (slot >= this.ranking.length) this.grow(2 * slot)
     const hostText = [...new Set(doc.hostNodes.map((n) => n.toLowerCase()))].join('\n')
-    const entry: Entry = {
-      slot,
-      id: doc.id,
+    const facts: SlotFacts = {
       banned: doc.status === 'banned',
-      ranking: doc.searchRanking,
-      downloads: doc.downloads,
       updated: Date.parse(doc.updatedAt),
-      repositoryHash: hash53(doc.repositoryKey),
-      hostHash: hash53(hostText),
       osId: this.platforms.id(doc.osKeys),
       acceleratorId: this.platforms.id(doc.acceleratorKeys),
     }
-    this.entries[slot] = entry
-    this.facts.set(slot, entry)
+    const repositoryHash = hash53(doc.repositoryKey)
+    const hostHash = hash53(hostText)
+    const before =
+      existing === undefined
+        ? undefined
+        : {
+            id: this.ids[slot]!,
+            ranking: this.ranking[slot]!,
+            downloads: this.downloads[slot]!,
+            repositoryHash: this.repositoryHash[slot]!,
+            hostHash: this.hostHash[slot]!,
+            sameFacts: this.facts.same(slot, facts),
+          }
+    this.ids[slot] = doc.id
+    this.ranking[slot] = doc.searchRanking
+    this.downloads[slot] = doc.downloads
+    this.repositoryHash[slot] = repositoryHash
+    this.hostHash[slot] = hostHash
+    this.facts.set(slot, facts)
     this.slotById.set(doc.id.toLowerCase(), slot)
-    if (!before || before.repositoryHash !== entry.repositoryHash) this.repositories.set(slot, doc.repositoryKey)
-    if (!before || before.hostHash !== entry.hostHash) this.hostNodes.set(slot, hostText)
+    if (!before || before.repositoryHash !== repositoryHash) this.repositories.set(slot, doc.repositoryKey)
+    if (!before || before.hostHash !== hostHash) this.hostNodes.set(slot, hostText)
     if (!before) {
       this.size++
       if (deferOrder) {
@@ -101,28 +134,26 @@ export class Catalog {
       } else this.place(slot)
       return { slot, change: 'content' }
     }
-    const moved = !deferOrder && compareEntries(before, entry) !== 0 && this.reposition(slot)
+    const keysChanged = before.ranking !== doc.searchRanking || before.downloads !== doc.downloads || before.id !== doc.id
+    const moved = !deferOrder && keysChanged && this.reposition(slot)
     const sameFacts =
-      before.banned === entry.banned &&
-      before.updated === entry.updated &&
-      before.repositoryHash === entry.repositoryHash &&
-      before.osId === entry.osId &&
-      before.acceleratorId === entry.acceleratorId &&
-      before.hostHash === entry.hostHash &&
-      popularityBoost(before.downloads) === popularityBoost(entry.downloads)
+      before.sameFacts &&
+      before.repositoryHash === repositoryHash &&
+      before.hostHash === hostHash &&
+      popularityBoost(before.downloads) === popularityBoost(doc.downloads)
     return { slot, change: !sameFacts ? 'content' : moved ? 'order' : 'none' }
   }
 
   /** A new download count for a node already held (undefined when it is not): the order follows at once. */
   setDownloads(id: string, downloads: number): Change | undefined {
     const slot = this.slotOf(id)
-    const before = slot === undefined ? undefined : this.entries[slot]
-    if (slot === undefined || !before) return undefined
-    if (before.downloads === downloads) return 'none'
-    this.entries[slot] = { ...before, downloads }
+    if (slot === undefined) return undefined
+    const before = this.downloads[slot]!
+    if (before === downloads) return 'none'
+    this.downloads[slot] = downloads
     // During a bulk load the order is built once by finishLoad().
     const moved = this.sorted && this.reposition(slot)
-    if (popularityBoost(before.downloads) !== popularityBoost(downloads)) return 'content'
+    if (popularityBoost(before) !== popularityBoost(downloads)) return 'content'
     return moved ? 'order' : 'none'
   }
 
@@ -138,14 +169,14 @@ export class Catalog {
     let content = false
     for (const [id, downloads] of counts) {
       const slot = this.slotOf(id)
-      const before = slot === undefined ? undefined : this.entries[slot]
-      if (slot === undefined || !before) {
+      if (slot === undefined) {
         unknown.push(id)
         continue
       }
-      if (before.downloads === downloads) continue
-      this.entries[slot] = { ...before, downloads }
-      content ||= popularityBoost(before.downloads) !== popularityBoost(downloads)
+      const before = this.downloads[slot]!
+      if (before === downloads) continue
+      this.downloads[slot] = downloads
+      content ||= popularityBoost(before) !== popularityBoost(downloads)
       moved.push(slot)
     }
     const reordered = this.sorted && moved.length > 0 && this.resettle(moved)
@@ -155,10 +186,9 @@ export class Catalog {
   /** Puts slots whose keys changed back in order (the others are in order); true when the order changed. */
   private resettle(slots: number[]): boolean {
     if (slots.length === 1) return this.reposition(slots[0]!)
-    const entries = this.entries
-    const moved = new Uint8Array(entries.length)
+    const moved = new Uint8Array(this.ids.length)
     for (const slot of slots) moved[slot] = 1
-    slots.sort((a, b) => compareEntries(entries[a]!, entries[b]!))
+    slots.sort((a, b) => this.compare(a, b))
     const before = this.order
     const rest: number[] = []
     for (const slot of before) if (!moved[slot]) rest.push(slot)
@@ -167,12 +197,11 @@ export class Catalog {
     let n = 0
     let from = 0
     for (const slot of slots) {
-      const entry = entries[slot]!
       let lo = from
       let hi = rest.length
       while (lo < hi) {
         const mid = (lo + hi) >>> 1
-        if (compareEntries(entries[rest[mid]!]!, entry) < 0) lo = mid + 1
+        if (this.compare(rest[mid]!, slot) < 0) lo = mid + 1
         else hi = mid
       }
       while (from < lo) after[n++] = rest[from++]!
@@ -191,10 +220,9 @@ export class Catalog {
 
   remove(id: string): number | undefined {
     const slot = this.slotOf(id)
-    const entry = slot === undefined ? undefined : this.entries[slot]
-    if (slot === undefined || !entry) return undefined
+    if (slot === undefined) return undefined
     this.slotById.delete(id.toLowerCase())
-    this.entries[slot] = undefined
+    this.ids[slot] = undefined
     this.facts.set(slot, undefined)
     this.repositories.set(slot, undefined)
     this.hostNodes.set(slot, undefined)
@@ -209,7 +237,7 @@ export class Catalog {
   /** Sorts the order once after a bulk load. */
   finishLoad(): void {
     if (this.sorted) return
-    this.order.sort((a, b) => compareEntries(this.entries[a]!, this.entries[b]!))
+    this.order.sort((a, b) => this.compare(a, b))
     this.renumber(0, this.order.length - 1)
     this.sorted = true
   }
@@ -240,7 +268,7 @@ export class Catalog {
     if (q.repositoryUrl) lists.push(this.repositories.search(repositoryKey(q.repositoryUrl)))
     if (q.hostNode) lists.push(this.hostNodes.search(q.hostNode.toLowerCase()))
     if (q.nodeIds) lists.push([...new Set(q.nodeIds.flatMap((id) => this.slotOf(id) ?? []))])
-    const candidates = lists.length ? new Candidates(lists, this.entries.length) : undefined
+    const candidates = lists.length ? new Candidates(lists, this.ids.length) : undefined
     const os = q.os ? this.platforms.matching(q.os, true) : undefined
     const acc = q.accelerator ? this.platforms.matching(q.accelerator, false) : undefined
     const since = q.changedSince ? Date.parse(q.changedSince) : undefined
@@ -256,20 +284,20 @@ export class Catalog {
     }
   }
 
-  /** Binary search for where an entry belongs in the order. */
-  private insertionPoint(entry: Entry): number {
+  /** Binary search for where a slot not in the order belongs in it. */
+  private insertionPoint(slot: number): number {
     let lo = 0
     let hi = this.order.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (compareEntries(this.entries[this.order[mid]!]!, entry) < 0) lo = mid + 1
+      if (this.compare(this.order[mid]!, slot) < 0) lo = mid + 1
       else hi = mid
     }
     return lo
   }
 
   private place(slot: number) {
-    const at = this.insertionPoint(this.entries[slot]!)
+    const at = this.insertionPoint(slot)
     this.order.splice(at, 0, slot)
     this.renumber(at, this.order.length - 1)
   }
@@ -282,26 +310,25 @@ export class Catalog {
   private reposition(slot: number): boolean {
     const order = this.order
     const from = this.position[slot]! - 1
-    const entry = this.entries[slot]!
     let to = from
-    if (from > 0 && compareEntries(this.entries[order[from - 1]!]!, entry) > 0) {
+    if (from > 0 && this.compare(order[from - 1]!, slot) > 0) {
       // Earlier: the first place in [0, from) whose entry sorts after this one.
       let lo = 0
       let hi = from - 1
       while (lo < hi) {
         const mid = (lo + hi) >>> 1
-        if (compareEntries(this.entries[order[mid]!]!, entry) > 0) hi = mid
+        if (this.compare(order[mid]!, slot) > 0) hi = mid
         else lo = mid + 1
       }
       to = lo
       order.copyWithin(to + 1, to, from)
-    } else if (from < order.length - 1 && compareEntries(this.entries[order[from + 1]!]!, entry) < 0) {
+    } else if (from < order.length - 1 && this.compare(order[from + 1]!, slot) < 0) {
       // Later: the last place in (from, end) whose entry sorts before this one.
       let lo = from + 1
       let hi = order.length - 1
       while (lo < hi) {
         const mid = (lo + hi + 1) >>> 1
-        if (compareEntries(this.entries[order[mid]!]!, entry) < 0) lo = mid
+        if (this.compare(order[mid]!, slot) < 0) lo = mid
         else hi = mid - 1
       }
       to = lo
@@ -314,7 +341,14 @@ export class Catalog {
   }
 
   private renumber(from: number, to: number) {
-    if (this.position.length < this.entries.length) this.position = grown(this.position, 2 * this.entries.length)
+    if (this.position.length < this.ids.length) this.position = grown(this.position, 2 * this.ids.length)
     for (let i = from; i <= to; i++) this.position[this.order[i]!] = i + 1
+  }
+
+  private grow(size: number) {
+    this.ranking = grown(this.ranking, size)
+    this.downloads = grown(this.downloads, size)
+    this.repositoryHash = grown(this.repositoryHash, size)
+    this.hostHash = grown(this.hostHash, size)
   }
 }

@@ -215,7 +215,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
   /** Exact id, then exact host node class name, then relevance (ties in list order). */
   function byRelevance(text: string, plan: Plan): Matches {
     const exact = [...new Set([catalog.slotOf(text), ...catalog.hostNodeOwners(text)].filter((s) => s !== undefined))]
-    const hits = keyword.search(text, (slot) => popularityBoost(catalog.entry(slot)?.downloads ?? 0))
+    const hits = keyword.search(text, (slot) => popularityBoost(catalog.downloadsOf(slot)))
     if (!hits) return inOrder(inListOrder(plan, exact))
     const lead = passing(plan, exact)
     const skip = new Set(lead)
@@ -288,8 +288,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
         const key = id.toLowerCase()
         if (refreshing.has(key) || doubtful.has(key)) continue
         const slot = catalog.slotOf(id)
-        const entry = slot === undefined ? undefined : catalog.entry(slot)
-        if (entry) counts.set(id, entry.downloads)
+        if (slot !== undefined) counts.set(id, catalog.downloadsOf(slot))
       }
       return counts
     },
@@ -297,14 +296,14 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async find(q) {
       if (!ready) return fallback.find(q)
       const all = matches(q)
-      const ids = Array.from(all.slice(q.offset, q.offset + q.limit), (slot) => catalog.entry(slot)!.id)
+      const ids = Array.from(all.slice(q.offset, q.offset + q.limit), (slot) => catalog.idOf(slot)!)
       return { ids, total: all.total }
     },
 
     async hostNodeOwner(name) {
       if (!ready) return fallback.hostNodeOwner(name)
       const slot = catalog.hostNodeOwners(name)[0]
-      return slot === undefined ? undefined : catalog.entry(slot)!.id
+      return slot === undefined ? undefined : catalog.idOf(slot)
     },
 
     nodesChanged: (ids) => refresh(ids, () => loadInBatches(ids)),

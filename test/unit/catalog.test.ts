@@ -11,7 +11,7 @@ const doc = (i: number, over: Partial<SearchDoc> = {}): SearchDoc =>
 /** search_ranking desc, downloads desc, id asc: the order every list without a keyword walks. */
 function expectSorted(catalog: Catalog) {
   const order = catalog.ordered()
-  const entries = order.map((slot) => catalog.entry(slot)!)
+  const entries = order.map((slot) => catalog.keysOf(slot)!)
   const sorted = [...entries].sort((a, b) => b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   expect(entries.map((e) => e.id)).toEqual(sorted.map((e) => e.id))
   order.forEach((slot, i) => expect(catalog.rank(slot)).toBe(i))
@@ -26,7 +26,7 @@ test('download counts and rankings move nodes to their place, up and down, ends 
   const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647
   for (let round = 0; round < 2000; round++) {
     const i = Math.floor(random() * 300)
-    const before = catalog.entry(catalog.slotOf(`node-${i}`)!)!
+    const before = catalog.keysOf(catalog.slotOf(`node-${i}`)!)!
     const r = random()
     if (r < 0.6) catalog.setDownloads(`node-${i}`, before.downloads + 1 + Math.floor(random() * 5))
     else if (r < 0.7) catalog.setDownloads(`node-${i}`, 0)
@@ -43,7 +43,7 @@ test('a count that leaves the order as it was reports no move', () => {
   catalog.upsert(doc(2, { searchRanking: 0, downloads: 10 }))
   expect(catalog.setDownloads('node-2', 11)).toBe('none')
   expect(catalog.setDownloads('node-2', 13)).toBe('order')
-  expect(catalog.ordered().map((s) => catalog.entry(s)!.id)).toEqual(['node-2', 'node-1'])
+  expect(catalog.ordered().map((s) => catalog.keysOf(s)!.id)).toEqual(['node-2', 'node-1'])
   expectSorted(catalog)
 })
 
@@ -70,7 +70,7 @@ test('many counts at once (a flush) settle into the same order as one at a time'
     expectSorted(many)
     expect(many.ordered()).toEqual(one.ordered())
   }
-  expect(many.setDownloadsMany([['node-1', many.entry(many.slotOf('node-1')!)!.downloads]]).change).toBe('none')
+  expect(many.setDownloadsMany([['node-1', many.keysOf(many.slotOf('node-1')!)!.downloads]]).change).toBe('none')
 })
 
 test('candidates are the slots every selective filter allows', () => {
@@ -87,4 +87,36 @@ test('candidates are the slots every selective filter allows', () => {
   expect(candidates.size).toBe(1)
   expect([...Array(10).keys()].filter((slot) => candidates.has(slot))).toEqual([6])
   expect(new Candidates([[3, 1, 2]], 4).slots).toEqual([3, 1, 2])
+})
+
+test('a node given again says what changed: what filters or relevance read, its place in the order, or nothing', () => {
+  const catalog = new Catalog()
+  const base = { searchRanking: 1, downloads: 5 }
+  catalog.upsert(doc(1, base))
+  catalog.upsert(doc(2, { searchRanking: 1, downloads: 4 }))
+  const again = (over: Partial<SearchDoc>) => catalog.upsert(doc(1, { ...base, ...over })).change
+  expect(catalog.upsert(doc(3, { searchRanking: 1, downloads: 8 })).change).toBe('content') // new
+  expect(again({})).toBe('none')
+  expect(again({ downloads: 6 })).toBe('none') // the same place, the same popularity bucket
+  expect(again({ downloads: 3 })).toBe('order') // below node-2 now
+  const changes: Partial<SearchDoc>[] = [
+    { status: 'banned' },
+    { updatedAt: '2026-02-01T00:00:00.000Z' },
+    { osKeys: '|linux|' },
+    { acceleratorKeys: '|cuda|' },
+    { repositoryKey: 'github.com/a/b' },
+    { hostNodes: ['LoadImage'] },
+    { downloads: 1000 }, // another popularity bucket: relevance changes
+  ]
+  for (const over of changes) {
+    expect(again({ downloads: 3, ...over })).toBe('content')
+    expect(again({ downloads: 3 })).toBe('content') // and back
+    expect(again({ downloads: 3 })).toBe('none')
+  }
+  expect(again({ downloads: 4 })).not.toBe('content') // before node-2 again, by id
+  // Another case of the same id sorts apart: NODE-2 comes before node-1.
+  expect(catalog.upsert(doc(2, { id: 'NODE-2', searchRanking: 1, downloads: 4 })).change).toBe('order')
+  expect(catalog.keysOf(catalog.slotOf('node-2')!)!.id).toBe('NODE-2')
+  expect(catalog.ordered().map((s) => catalog.idOf(s))).toEqual(['node-3', 'NODE-2', 'node-1'])
+  expectSorted(catalog)
 })
