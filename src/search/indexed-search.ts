@@ -248,6 +248,11 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     return result
   }
 
+  /** Builds the substring indexes' stale blocks, `sliceMs` at a time. */
+  async function prepareSubstrings(): Promise<void> {
+    while (!closed && catalog.prepareSubstrings(performance.now() + sliceMs)) await yieldToRequests()
+  }
+
   return {
     async warm() {
       started = true
@@ -259,8 +264,12 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       await applyPages(
         async (after) => {
           // Every 10 batches: a compaction walks every term (a second over a whole warm-up if done per batch), and
-          // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes.
-          if (batches && batches % 10 === 0) keyword.compact(true)
+          // the postings of 5,000 nodes held as Maps meanwhile are a few megabytes. The substring indexes' blocks
+          // filled meanwhile are built too: their texts waited as strings, and were built all at once, at the end.
+          if (batches && batches % 10 === 0) {
+            keyword.compact(true)
+            await prepareSubstrings()
+          }
           batches++
           return loadSearchDocBatch(db, after, BATCH)
         },
@@ -273,7 +282,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       ready = true
       fallback.close?.()
       // Searches are answered meanwhile (one that needs a part not built yet builds it).
-      while (!closed && catalog.prepareSubstrings(performance.now() + sliceMs)) await yieldToRequests()
+      await prepareSubstrings()
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system (at
       // 100,000 nodes: 45 MiB less resident while idle, for 0.16-0.24 s of the event loop once; see decisions).
       Bun.gc(true)
