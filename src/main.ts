@@ -1,6 +1,10 @@
 /** Entry point of the executable: runs the CLI with the real process around it. */
 import { runCli } from './cli'
+import { startAgainWithHeapGrowth } from './heap-growth'
 import { forTerminal } from './io'
+
+// A server's heap: started again, at once, with the runtime's heap growth set for it (heap-growth.ts).
+if (Bun.argv[2] === 'serve') startAgainWithHeapGrowth()
 
 const stopSignal = new Promise<string>((resolve) => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal))
