@@ -284,7 +284,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       // Searches are answered meanwhile (one that needs a part not built yet builds it).
       await prepareSubstrings()
       // The load leaves the garbage of every batch behind; one full collection now returns it to the system (at
-      // 100,000 nodes: 45 MiB less resident while idle, for 0.16-0.24 s of the event loop once; see decisions).
+      // 100,000 nodes: 45 MiB less resident while idle, for 0.16-0.24 s of the event loop once; see decisions). At
+      // the heap growth serve sets (heap-growth.ts) the collector has done so already; it matters when that is set back.
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
     },
