@@ -4,8 +4,8 @@
  * hash tables and 100,000 arrays of field lengths besides (a quarter of the index's heap); here they take 4 bytes an
  * entry and 4 a field. Both kinds of id are small integers: the short ids are MiniSearch's own, counted from 0, and
  * the index gives each node its slot. The objects answer the part of Map that MiniSearch 7.2.0 (pinned) uses on them,
- * so that its own add, discard, search and vacuum run unchanged; test/unit/keyword-scorer.test.ts compares its
- * answers with the scorer's.
+ * so that its own add, discard, search and vacuum run unchanged: test/unit/document-maps.test.ts compares its answers
+ * with those of a MiniSearch keeping its own Maps, and test/unit/keyword-scorer.test.ts with the scorer's.
  */
 import type MiniSearch from 'minisearch'
 import { internalsOf } from './minisearch-internals'

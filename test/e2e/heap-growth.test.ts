@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HEAP_GROWTH_VARIABLE, SERVER_HEAP_GROWTH } from '../../src/heap-growth'
-import { BIN, ensureBinary } from '../support/binary'
+import { ensureBinary, spawnServe } from '../support/binary'
 
 const data = mkdtempSync(join(tmpdir(), 'registry-mirror-heap-'))
 
@@ -16,22 +16,11 @@ afterAll(() => rmSync(data, { recursive: true, force: true }))
 
 /** `serve` with the variable as given (undefined: not in its environment at all). */
 async function serveWith(value: string | undefined) {
-  const env: Record<string, string | undefined> = { ...process.env }
-  delete env[HEAP_GROWTH_VARIABLE]
-  if (value !== undefined) env[HEAP_GROWTH_VARIABLE] = value
-  const proc = Bun.spawn([BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data], { stdout: 'pipe', stderr: 'ignore', env })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value: chunk, done } = await reader.read()
-    if (done) throw new Error('server exited')
-    text += new TextDecoder().decode(chunk)
-  }
-  reader.releaseLock()
+  const { url, proc } = await spawnServe(['--port', '0', '--host', '127.0.0.1', '--data', data], { [HEAP_GROWTH_VARIABLE]: value })
   // Read from the kernel: the environment the running server was started with, under the pid it was spawned as.
   const environ = readFileSync(`/proc/${proc.pid}/environ`, 'utf8').split('\0')
   const cmdline = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
-  return { url: text.split('\n')[0]!.replace('listening on ', ''), proc, environ, cmdline }
+  return { url, proc, environ, cmdline }
 }
 
 test('serve runs with the heap growth set, as the same process with its arguments and flags', async () => {

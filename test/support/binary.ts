@@ -78,11 +78,14 @@ export async function startServerOn(data: string, backendKey: string, ...args: s
 }
 
 /**
- * `serve` with exactly these arguments and environment additions (the run's test backends are not added); resolves
- * with its URL once it prints where it listens, its stderr left for the caller to read.
+ * `serve` with exactly these arguments and environment additions (the run's test backends are not added; a variable
+ * given as undefined is taken out); resolves with its URL once it prints where it listens, its stderr left for the
+ * caller to read.
  */
-export async function spawnServe(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([BIN, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...env } })
+export async function spawnServe(args: string[], env: Record<string, string | undefined> = {}) {
+  const merged = { ...process.env, ...env }
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name]
+  const proc = Bun.spawn([BIN, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: merged })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
