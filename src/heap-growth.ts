@@ -2,8 +2,8 @@
  * How far JavaScriptCore lets its heap grow past what its last full collection kept, before it collects it whole: a
  * setting the runtime reads from the environment once, as the process starts (`BUN_JSC_heapGrowthMaxIncrease`, 2
  * unless set). A server's peak memory is mostly that allowance over what it holds (the index, the caches): at 100,000
- * nodes the mix's peak was 518-570 MiB at the runtime's default and 387-390 MiB at 0.5, for about the same CPU a
- * request (docs/benchmarks.md, "The collector's allowance"). `serve` therefore starts itself again with 0.5 in its
+ * nodes the mix's peak was 518-570 MiB at the runtime's default and 387-390 MiB at 0.5, for about a fifth more CPU a
+ * request (docs/benchmarks.md, "The collector's cost, by thread"). `serve` therefore starts itself again with 0.5 in its
  * environment (`process.execve`: the same process, its image replaced before it has done anything) unless the
  * environment says already; an operator who sets the variable chooses for it.
  */
