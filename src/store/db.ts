@@ -10,7 +10,7 @@ import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
 import { isConnectionLost, isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
-import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS } from './sqlite-adapter'
+import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS, LONGEST_POLL_MS } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
@@ -51,7 +51,7 @@ export function openStoreWriter(path: string, opts: { autocheckpointPages?: numb
 function sqliteStore(sqlite: Database): Store {
   // First, so that the pragmas below wait for another connection opening the file instead of failing at once.
   sqlite.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`)
-  sqlite.run('PRAGMA journal_mode = WAL')
+  enterWal(sqlite)
   sqlite.run('PRAGMA foreign_keys = ON')
   sqlite.run('PRAGMA synchronous = NORMAL')
   // Statement journals (a multi-row write keeps one, to undo just that statement) and temporary tables in memory,
@@ -60,6 +60,30 @@ function sqliteStore(sqlite: Database): Store {
   // From here a locked database is waited for on a timer, with the event loop free (bunSqliteDialect).
   sqlite.run('PRAGMA busy_timeout = 0')
   return new Kysely<DB>({ dialect: bunSqliteDialect(sqlite) })
+}
+
+/**
+ * Turns the file to WAL (once turned, it stays). The busy timeout does not cover this on a file not yet turned: while
+ * another connection holds its write lock (another process creating the same new store, midway through turning it),
+ * SQLite refuses at once rather than wait, and may answer the old mode instead of an error. So it is asked again,
+ * after 1, 2, 4, then every 8 ms, for up to LOCK_WAIT_MS; it runs before anything is served, so the waits block.
+ */
+function enterWal(sqlite: Database): void {
+  const deadline = performance.now() + LOCK_WAIT_MS
+  for (let poll = 1; ; poll = Math.min(2 * poll, LONGEST_POLL_MS)) {
+    let mode: string | undefined
+    try {
+      mode = sqlite.query<{ journal_mode: string }, []>('PRAGMA journal_mode = WAL').get()?.journal_mode
+    } catch (err) {
+      if (!isDatabaseLocked(err) || performance.now() + poll > deadline) throw err
+    }
+    // An in-memory database keeps its journal in memory: it has no file to turn.
+    if (mode === 'wal' || mode === 'memory') return
+    if (mode !== undefined && performance.now() + poll > deadline) {
+      throw new Error(`the store stayed in journal mode "${mode}": another process held it for over ${LOCK_WAIT_MS} ms`)
+    }
+    Bun.sleepSync(poll)
+  }
 }
 
 async function migrated(db: Store): Promise<Store> {

@@ -105,7 +105,7 @@ export function bunSqliteDialect(sqlite: Database): SqliteDialect {
 
 /** How long a statement waits for another connection's write lock before it fails (SQLite's busy timeout before). */
 export const LOCK_WAIT_MS = 5000
-const LONGEST_POLL_MS = 8
+export const LONGEST_POLL_MS = 8
 
 /** Whether SQLite said the database is locked, in any of its words for it (SQLITE_BUSY and its extended codes). */
 export const isDatabaseLocked = (err: unknown): boolean => {

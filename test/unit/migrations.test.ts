@@ -244,6 +244,30 @@ describe('schema migrations', () => {
     expect(describeSqlite(new Database(path))).toEqual(await reference())
   })
 
+  test('a new store whose write lock another process holds for a moment is waited for, and turned to WAL', async () => {
+    const dir = dirs.make()
+    const path = join(dir, 'registry.db')
+    // Another process midway through creating the same store: the file exists, not yet WAL, its write lock held.
+    const holder = Bun.spawn(
+      [
+        process.execPath,
+        '-e',
+        `const { Database } = require('bun:sqlite'); const db = new Database(process.argv[1], { create: true });
+         db.run('begin immediate'); console.log('held'); Bun.sleepSync(300); db.run('rollback'); db.close()`,
+        path,
+      ],
+      { stdout: 'pipe' },
+    )
+    const reader = holder.stdout.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('held\n')
+    const started = performance.now()
+    const db = await openStore(path)
+    expect(performance.now() - started).toBeGreaterThan(100)
+    await db.destroy()
+    expect(await holder.exited).toBe(0)
+    expect(new Database(path).query('pragma journal_mode').get()).toEqual({ journal_mode: 'wal' })
+  })
+
   test('the data file is readable by its owner only', async () => {
     const path = join(dirs.make(), 'registry.db')
     await (await openStore(path)).destroy()
