@@ -195,10 +195,16 @@ export class Catalog {
   }
 
   /** Puts slots whose keys changed back in order (the others are in order); true when the order changed. */
-  private resettle(slots: number[]): boolean {
-    if (slots.length === 1) return this.reposition(slots[0]!) > 0
+  private resettle(given: number[]): boolean {
+    if (given.length === 1) return this.reposition(given[0]!) > 0
+    // Each slot once, however often the counts named its node: a slot placed twice would stand twice in the order.
     const moved = new Uint8Array(this.ids.length)
-    for (const slot of slots) moved[slot] = 1
+    const slots: number[] = []
+    for (const slot of given) {
+      if (moved[slot]) continue
+      moved[slot] = 1
+      slots.push(slot)
+    }
     slots.sort((a, b) => this.compare(a, b))
     const before = this.order
     const rest: number[] = []

@@ -73,6 +73,21 @@ test('many counts at once (a flush: a few moved one by one, many settled in one 
   expect(many.setDownloadsMany([['node-1', many.keysOf(many.slotOf('node-1')!)!.downloads]]).change).toBe('none')
 })
 
+test('a node named twice in one flush stands once in the order, at its last count', () => {
+  const catalog = new Catalog()
+  for (let i = 1; i <= 3; i++) catalog.upsert(doc(i, { searchRanking: 0, downloads: 0 }))
+  // node-3 and node-2 move two places each: past the order's size, so node-1's two counts wait for the one pass.
+  catalog.setDownloadsMany([
+    ['node-3', 10],
+    ['node-2', 20],
+    ['node-1', 5],
+    ['node-1', 30],
+  ])
+  expect(catalog.ordered().map((s) => catalog.keysOf(s)!.id)).toEqual(['node-1', 'node-2', 'node-3'])
+  expect(catalog.ordered().map((s) => catalog.rank(s))).toEqual([0, 1, 2])
+  expectSorted(catalog)
+})
+
 test('candidates are the slots every selective filter allows', () => {
   // Slot 5 is in the first and last lists but not the middle one; 6 is in all three.
   const candidates = new Candidates(
