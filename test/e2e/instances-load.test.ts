@@ -124,6 +124,8 @@ test('under load on both instances, each comes to answer what a fresh instance a
     }
     expectOk('unban', await sendJson(`${a.url}/publishers/acme/nodes/load-0/unban`, 'POST', {}, admin))
   }
+  /** Installs answered 200: each counted one download, and the store holds them all once the last flushes are in. */
+  let installed = 0
   const reader = async (r: number) => {
     for (let k = 0; running(); k++) {
       const id = nodeIds[(k * 7 + r) % NODES]!
@@ -131,24 +133,30 @@ test('under load on both instances, each comes to answer what a fresh instance a
       const paths = [`/nodes/${id}`, `/nodes/${id}/versions`, '/nodes?limit=50', `/nodes/search?search=${words.get(id)}`]
       if (k % 5 === 4) {
         const install = await fetch(`${url}/nodes/${id}/install`)
-        if (install.ok) await (await fetch((await json(install)).downloadUrl)).arrayBuffer()
-        else await install.arrayBuffer()
+        if (install.ok) {
+          installed++
+          await (await fetch((await json(install)).downloadUrl)).arrayBuffer()
+        } else await install.arrayBuffer()
       } else await (await fetch(url + paths[k % paths.length])).arrayBuffer()
     }
   }
   await Promise.all([writer(0), writer(1), reviewer(), moderator(), ...[0, 1, 2, 3].map(reader)])
   expect(failures).toEqual([])
 
-  // The last second's installs are flushed after the load: the fresh instance's answers move on until then too.
+  // The last second's installs are flushed after the load: the fresh instance's answers move on until then too, so
+  // the answers agree once every install made is in the counts they show (three instances agreeing before the last
+  // flush came in moved on together after it).
   const fresh = await startServerOn(dirOf(2), shared, ...SERVE_ARGS)
   servers.push(fresh)
+  const downloadsShown = (text: string) => [...text.matchAll(/^node 200 \{"downloads":(\d+),/gm)].reduce((sum, [, n]) => sum + Number(n), 0)
   let answers: string[] = []
   const agree = async () => {
     answers = await Promise.all([fresh, a, b].map((s) => seen(s.url, words)))
-    return answers.every((text) => text === answers[0])
+    return answers.every((text) => text === answers[0]) && downloadsShown(answers[0]!) === installed
   }
   await eventually(agree, { everyMs: 250, withinMs: 8000 }).catch(() => {})
   for (const id of nodeIds) expect(answers[0]).toContain(`"description":"${words.get(id)}"`)
+  expect(downloadsShown(answers[0]!)).toBe(installed)
   expect(answers[1]).toBe(answers[0]!)
   expect(answers[2]).toBe(answers[0]!)
   // And they stay so (what was remembered while answering, archives included, is still right when asked again).
