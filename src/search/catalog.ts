@@ -160,9 +160,10 @@ export class Catalog {
   /**
    * New download counts of many nodes at once (a counter flush: tens to thousands a second at 100,000 nodes). Those not
    * held are returned in `unknown`. Each count moves its node in turn (reposition: the slots between its old and new
-   * place shift) until the shifts come to the size of the order; the rest then settle in one pass (resettle), a walk
-   * of the whole order. At 100,000 nodes a pass is some 3 ms; a flush of 10 counts (ordinary traffic) moves them in
-   * 0.1-0.2 ms, and a flush of thousands costs at most about two passes (docs/benchmarks.md, "Count flushes").
+   * place shift) until the shifts pass the size of the order (the last move may take them to nearly twice it); the
+   * rest then settle in one pass (resettle), a walk of the whole order. At 100,000 nodes a pass is some 3 ms; a flush
+   * of 10 counts (ordinary traffic) moves them in 0.1-0.2 ms, and a flush of thousands costs at most about three
+   * passes (docs/benchmarks.md, "Count flushes").
    */
   setDownloadsMany(counts: Iterable<readonly [string, number]>): { change: Change; unknown: string[] } {
     const unknown: string[] = []
