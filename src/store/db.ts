@@ -80,7 +80,9 @@ function enterWal(sqlite: Database): void {
     // An in-memory database keeps its journal in memory: it has no file to turn.
     if (mode === 'wal' || mode === 'memory') return
     if (mode !== undefined && performance.now() + poll > deadline) {
-      throw new Error(`the store stayed in journal mode "${mode}": another process held it for over ${LOCK_WAIT_MS} ms`)
+      throw new Error(
+        `the store stayed in journal mode "${mode}" for ${LOCK_WAIT_MS} ms: another process holds it, or its file cannot be written`,
+      )
     }
     Bun.sleepSync(poll)
   }
