@@ -10,7 +10,7 @@ import { migrate } from './migrate'
 import type { Dialect } from './migrations/migration'
 import { isConnectionLost, isPostgresUrl, openPostgres } from './postgres'
 import type { DB } from './schema'
-import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS, LONGEST_POLL_MS } from './sqlite-adapter'
+import { bunSqliteDialect, isDatabaseLocked, LOCK_WAIT_MS, lockWaits } from './sqlite-adapter'
 
 export type Store = Kysely<DB>
 
@@ -65,26 +65,32 @@ function sqliteStore(sqlite: Database): Store {
 /**
  * Turns the file to WAL (once turned, it stays). The busy timeout does not cover this on a file not yet turned: while
  * another connection holds its write lock (another process creating the same new store, midway through turning it),
- * SQLite refuses at once rather than wait, and may answer the old mode instead of an error. So it is asked again,
- * after 1, 2, 4, then every 8 ms, for up to LOCK_WAIT_MS; it runs before anything is served, so the waits block.
+ * SQLite refuses at once rather than wait, and may answer the old mode instead of an error. So it is asked again, on
+ * the waits a statement refused by a lock takes (lockWaits); it runs before anything is served, so the waits block.
  */
 function enterWal(sqlite: Database): void {
-  const deadline = performance.now() + LOCK_WAIT_MS
-  for (let poll = 1; ; poll = Math.min(2 * poll, LONGEST_POLL_MS)) {
+  const waits = lockWaits()
+  for (;;) {
     let mode: string | undefined
+    let refused: unknown
     try {
       mode = sqlite.query<{ journal_mode: string }, []>('PRAGMA journal_mode = WAL').get()?.journal_mode
     } catch (err) {
-      if (!isDatabaseLocked(err) || performance.now() + poll > deadline) throw err
+      if (!isDatabaseLocked(err)) throw err
+      refused = err
     }
     // An in-memory database keeps its journal in memory: it has no file to turn.
     if (mode === 'wal' || mode === 'memory') return
-    if (mode !== undefined && performance.now() + poll > deadline) {
-      throw new Error(
-        `the store stayed in journal mode "${mode}" for ${LOCK_WAIT_MS} ms: another process holds it, or its file cannot be written`,
+    const wait = waits()
+    if (wait === undefined) {
+      throw (
+        refused ??
+        new Error(
+          `the store stayed in journal mode "${mode}" for ${LOCK_WAIT_MS} ms: another process holds it, or its file cannot be written`,
+        )
       )
     }
-    Bun.sleepSync(poll)
+    Bun.sleepSync(wait)
   }
 }
 

@@ -105,7 +105,23 @@ export function bunSqliteDialect(sqlite: Database): SqliteDialect {
 
 /** How long a statement waits for another connection's write lock before it fails (SQLite's busy timeout before). */
 export const LOCK_WAIT_MS = 5000
-export const LONGEST_POLL_MS = 8
+const LONGEST_POLL_MS = 8
+
+/**
+ * The waits before each new try of a statement another connection's lock refused: 1, 2, 4, then every 8 ms, until
+ * LOCK_WAIT_MS from the first refusal would pass (then undefined: give up). Made at the first refusal, not for each
+ * statement.
+ */
+export function lockWaits(): () => number | undefined {
+  const deadline = performance.now() + LOCK_WAIT_MS
+  let next = 1
+  return () => {
+    const wait = next
+    if (performance.now() + wait > deadline) return undefined
+    next = Math.min(2 * next, LONGEST_POLL_MS)
+    return wait
+  }
+}
 
 /** Whether SQLite said the database is locked, in any of its words for it (SQLITE_BUSY and its extended codes). */
 export const isDatabaseLocked = (err: unknown): boolean => {
@@ -158,17 +174,21 @@ class ImmediateSqliteDriver extends SqliteDriver {
 function waitingForLocks(connection: DatabaseConnection, sqlite: Database, turns: ConnectionTurns): DatabaseConnection {
   return {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      const deadline = performance.now() + LOCK_WAIT_MS
-      for (let poll = 1; ; poll = Math.min(2 * poll, LONGEST_POLL_MS)) {
+      let waits: (() => number | undefined) | undefined
+      for (;;) {
         const alone = !sqlite.inTransaction
+        let wait: number
         try {
           return await connection.executeQuery<R>(query)
         } catch (err) {
-          if (!alone || !isDatabaseLocked(err) || performance.now() + poll > deadline) throw err
+          if (!alone || !isDatabaseLocked(err)) throw err
+          const next = (waits ??= lockWaits())()
+          if (next === undefined) throw err
+          wait = next
         }
         // No transaction is open on the connection: another holder may use it meanwhile, and give it back.
         turns.give()
-        await Bun.sleep(poll)
+        await Bun.sleep(wait)
         await turns.take()
       }
     },
