@@ -14,7 +14,7 @@ import { platformKeys, repositoryKey } from '../../src/domain/platform'
 import { REAL_NODES } from '../../test/support/seed'
 import { picker, seededRandom } from './random'
 
-const OS = [
+export const OS = [
   [],
   ['OS Independent'],
   ['POSIX :: Linux'],
@@ -22,7 +22,7 @@ const OS = [
   ['POSIX :: Linux', 'Microsoft :: Windows', 'MacOS'],
   ['MacOS'],
 ]
-const ACCELERATORS = [
+export const ACCELERATORS = [
   [],
   [],
   ['GPU :: NVIDIA CUDA'],

@@ -27,15 +27,13 @@ export class PlatformKeys {
     return id
   }
 
-  /** For each id, whether its keys declare nothing, OS Independent (when it counts), the value or one under it. */
-  matching(filter: string, osIndependentMatches: boolean): boolean[] {
+  /** For each id, 1 if its keys declare nothing, OS Independent (when it counts), the value or one under it; else 0. */
+  matching(filter: string, osIndependentMatches: boolean): Uint8Array {
     const f = normalizePlatformValue(filter)
-    return this.keys.map(
-      (keys) =>
-        keys === '' ||
-        (osIndependentMatches && keys.includes(`|${OS_INDEPENDENT}|`)) ||
-        keys.includes(`|${f}|`) ||
-        keys.includes(`|${f} :: `),
+    return Uint8Array.from(this.keys, (keys) =>
+      keys === '' || (osIndependentMatches && keys.includes(`|${OS_INDEPENDENT}|`)) || keys.includes(`|${f}|`) || keys.includes(`|${f} :: `)
+        ? 1
+        : 0,
     )
   }
 }
@@ -44,6 +42,11 @@ export class PlatformKeys {
 export interface Plan {
   keep(slot: number): boolean
   candidates?: Candidates
+  /**
+   * Writes the slots of the list order that are candidates and kept into `out` from `at`, in order; returns where they
+   * end. `out` has room for `at` and the whole order. Only once the order is sorted (not during a bulk load).
+   */
+  collect(out: Int32Array, at: number): number
 }
 
 /**
@@ -52,7 +55,8 @@ export interface Plan {
  * took tens of milliseconds).
  */
 export class Candidates {
-  private readonly marks: Uint8Array
+  /** 1 for each candidate slot, else 0. */
+  readonly marks: Uint8Array
   /** The candidates, in the order of the shortest list. */
   readonly slots: number[]
 

@@ -2,19 +2,44 @@
 import { expect, test } from 'bun:test'
 import { Catalog } from '../../src/search/catalog'
 import { Candidates } from '../../src/search/catalog-facts'
+import type { NodeQuery } from '../../src/domain/node-query'
 import type { SearchDoc } from '../../src/store/search-docs'
 import { searchDoc } from '../support/search-doc'
 
+/** Node i, its platforms and status varied with i (some banned), so that walks with filters keep some and not others. */
 const doc = (i: number, over: Partial<SearchDoc> = {}): SearchDoc =>
-  searchDoc({ id: `node-${i}`, name: `Node ${i}`, searchRanking: i % 3, downloads: (i * 7919) % 50, ...over })
+  searchDoc({
+    id: `node-${i}`,
+    name: `Node ${i}`,
+    searchRanking: i % 3,
+    downloads: (i * 7919) % 50,
+    status: i % 17 === 5 ? 'banned' : 'active',
+    osKeys: ['', '|posix :: linux|', '|microsoft :: windows|', '|posix :: linux|macos|'][i % 4]!,
+    acceleratorKeys: ['', '|gpu|', '|gpu :: nvidia cuda|'][i % 3]!,
+    ...over,
+  })
 
-/** search_ranking desc, downloads desc, id asc: the order every list without a keyword walks. */
+/** What a plan collects from the whole order (from position 0). */
+function collected(catalog: Catalog, q: Partial<NodeQuery>): number[] {
+  const plan = catalog.plan({ includeBanned: false, offset: 0, limit: 10, ...q })
+  const out = new Int32Array(catalog.ordered().length)
+  return [...out.subarray(0, plan.collect(out, 0))]
+}
+
+/**
+ * search_ranking desc, downloads desc, id asc: the order every list without a keyword walks; and the facts kept by
+ * position follow it (a walk with filters keeps what the per-slot test keeps).
+ */
 function expectSorted(catalog: Catalog) {
   const order = catalog.ordered()
   const entries = order.map((slot) => catalog.keysOf(slot)!)
   const sorted = [...entries].sort((a, b) => b.ranking - a.ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   expect(entries.map((e) => e.id)).toEqual(sorted.map((e) => e.id))
   order.forEach((slot, i) => expect(catalog.rank(slot)).toBe(i))
+  for (const q of [{}, { os: 'Linux', accelerator: 'GPU' }, { includeBanned: true, os: 'Windows' }]) {
+    const plan = catalog.plan({ includeBanned: false, offset: 0, limit: 10, ...q })
+    expect(collected(catalog, q)).toEqual(order.filter((slot) => plan.keep(slot)))
+  }
 }
 
 test('download counts and rankings move nodes to their place, up and down, ends included', () => {
@@ -134,4 +159,54 @@ test('a node given again says what changed: what filters or relevance read, its 
   expect(catalog.keysOf(catalog.slotOf('node-2')!)!.id).toBe('NODE-2')
   expect(catalog.ordered().map((s) => catalog.idOf(s))).toEqual(['node-3', 'NODE-2', 'node-1'])
   expectSorted(catalog)
+})
+
+test('a plan collects in list order exactly the slots its candidates and its per-slot test keep', () => {
+  const catalog = new Catalog()
+  const pick = <T>(i: number, values: T[]) => values[(i * 2654435761) % values.length]!
+  const node = (i: number, turn: number) =>
+    doc(i, {
+      status: (i + turn) % 11 === 0 ? 'banned' : 'active',
+      osKeys: pick(i + turn, ['', '|linux|', '|windows|', '|posix :: linux|macos|', '|os independent|']),
+      acceleratorKeys: pick(i + 3 + turn, ['', '|gpu|', '|gpu :: nvidia cuda|', '|npu|']),
+      updatedAt: new Date(Date.UTC(2026, 0, 1 + ((i + turn) % 40))).toISOString(),
+    })
+  for (let i = 0; i < 400; i++) catalog.upsert(node(i, 0))
+  const queries = [
+    {},
+    { includeBanned: true },
+    { os: 'Linux' },
+    { os: 'MacOS', accelerator: 'GPU' },
+    { accelerator: 'NPU', includeBanned: true },
+    { changedSince: '2026-01-20T00:00:00.000Z' },
+    { nodeIds: ['node-3', 'NODE-7', 'node-22', 'node-33', 'node-44'], os: 'Windows' },
+    { nodeIds: ['node-5', 'node-10', 'nope'], includeBanned: true, changedSince: '2026-01-02T00:00:00.000Z' },
+  ]
+  function expectCollected() {
+    const order = catalog.ordered()
+    let kept = 0
+    for (const q of queries) {
+      const plan = catalog.plan({ includeBanned: false, offset: 0, limit: 10, ...q })
+      const expected = order.filter((slot) => (!plan.candidates || plan.candidates.has(slot)) && plan.keep(slot))
+      const out = new Int32Array(2 + order.length).fill(-1)
+      const end = plan.collect(out, 2)
+      expect([...out.subarray(2, end)]).toEqual(expected)
+      expect(out[0]).toBe(-1) // what was before `at` is left as it was
+      kept += expected.length
+    }
+    // The queries neither keep everything nor nothing.
+    expect(kept).toBeGreaterThan(queries.length * 10)
+    expect(kept).toBeLessThan(queries.length * 400)
+  }
+  expectCollected()
+  // Facts changed where the nodes stand (their place in the order the same): the next walk sees them.
+  const before = [...catalog.ordered()]
+  for (let i = 0; i < 400; i += 3) catalog.upsert(node(i, 1))
+  expect(catalog.ordered()).toEqual(before)
+  expectCollected()
+  // Nodes removed and added: the facts after them move with their slots.
+  for (let i = 0; i < 400; i += 7) catalog.remove(`node-${i}`)
+  for (let i = 400; i < 440; i++) catalog.upsert(node(i, 2))
+  expect(catalog.ordered()).toHaveLength(400 - 58 + 40)
+  expectCollected()
 })
