@@ -88,8 +88,9 @@ export class Candidates {
  */
 export class Facts {
   banned = new Uint8Array(1024)
-  os = new Uint16Array(1024)
-  accelerator = new Uint16Array(1024)
+  /** Ids of platform lists (PlatformKeys): publishers name their platforms, so there may be more than 16 bits count. */
+  os = new Uint32Array(1024)
+  accelerator = new Uint32Array(1024)
   updated = new Float64Array(1024)
 
   set(slot: number, e: SlotFacts | undefined) {

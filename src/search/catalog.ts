@@ -61,8 +61,8 @@ export class Catalog {
    * three arrays, and a walk of 100,000 slots with an OS filter took 0.8 ms (scripts/bench/order-walk.ts).
    */
   private bannedAt = new Uint8Array(1024)
-  private osAt = new Uint16Array(1024)
-  private acceleratorAt = new Uint16Array(1024)
+  private osAt = new Uint32Array(1024)
+  private acceleratorAt = new Uint32Array(1024)
   private sorted = true
   size = 0
 

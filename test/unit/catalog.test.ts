@@ -210,3 +210,25 @@ test('a plan collects in list order exactly the slots its candidates and its per
   expect(catalog.ordered()).toHaveLength(400 - 58 + 40)
   expectCollected()
 })
+
+test('more distinct platform lists than 16 bits count are each told apart', () => {
+  // Publishers choose their platforms' names: 70,000 nodes may declare as many distinct lists.
+  const catalog = new Catalog()
+  const n = 70_000
+  for (let i = 0; i < n; i++)
+    catalog.upsert(searchDoc({ id: `n${i}`, name: `n${i}`, osKeys: `|os ${i}|`, acceleratorKeys: `|acc ${i}|` }), true)
+  catalog.finishLoad()
+  for (const i of [5, 65_535, 65_536, 69_999]) {
+    for (const q of [{ os: `OS ${i}` }, { accelerator: `ACC ${i}` }]) {
+      const plan = catalog.plan({ includeBanned: false, offset: 0, limit: 10, ...q })
+      expect(
+        catalog
+          .ordered()
+          .filter((slot) => plan.keep(slot))
+          .map((slot) => catalog.idOf(slot)),
+      ).toEqual([`n${i}`])
+      const out = new Int32Array(n)
+      expect([...out.subarray(0, plan.collect(out, 0))].map((slot) => catalog.idOf(slot))).toEqual([`n${i}`])
+    }
+  }
+})
