@@ -51,13 +51,6 @@ const LONG_WARM_UP_NODES = 10_000
 /** A timer, not setImmediate: more of the waiting I/O gets in at each step (store/bulk.ts's breathe() favours the work). */
 const yieldToRequests = () => new Promise((resolve) => setTimeout(resolve, 0))
 
-/**
- * The first `n` of an answer's array, copied to their length only when the plan dropped many (the query cache counts
- * each answer's bytes, and a view holds its whole buffer): a plain list keeps 99% of the order, 400 KB at 100,000 nodes,
- * not worth a copy.
- */
-const fitted = <T extends Int32Array | Float64Array>(a: T, n: number): T => (n * 2 > a.length ? a.subarray(0, n) : a.slice(0, n)) as T
-
 export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOptions = {}): IndexedSearch {
   const maxCacheBytes = opts.queryCacheBytes ?? QUERY_CACHE_MAX_BYTES
   const sliceMs = opts.sliceMs ?? SLICE_MS
@@ -216,7 +209,7 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       n = lead.length
       for (let i = n; i < end; i++) if (!skip.has(out[i]!)) out[n++] = out[i]!
     }
-    return fitted(out, n)
+    return out.slice(0, n)
   }
 
   /** Exact id, then exact host node class name, then relevance (ties in list order). */
@@ -238,7 +231,9 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       // Each hit's place in list order read once, not at each comparison.
       ranks[n++] = catalog.rank(slot)
     }
-    return byScore(Int32Array.from(lead), { slots: fitted(slots, n), scores: fitted(scores, n), ranks: fitted(ranks, n) })
+    // Copied to their length only when the plan dropped many: the query cache counts each answer's bytes.
+    const fit = <T extends Int32Array | Float64Array>(a: T) => (n * 2 > a.length ? a.subarray(0, n) : a.slice(0, n)) as T
+    return byScore(Int32Array.from(lead), { slots: fit(slots), scores: fit(scores), ranks: fit(ranks) })
   }
 
   function matches(q: NodeQuery): Matches {
