@@ -16,6 +16,9 @@ export const SERVER_HEAP_GROWTH = '0.5'
  */
 export function startAgainWithHeapGrowth(env: NodeJS.ProcessEnv = process.env): void {
   if (env[HEAP_GROWTH_VARIABLE] !== undefined) return
+  // Under the runtime's sampling profiler (from source, `bun --cpu-prof`), the process died at the exec, by a signal,
+  // with no word: it runs at the runtime's default instead.
+  if (process.execArgv.some((flag) => flag.startsWith('--cpu-prof'))) return
   // A compiled executable's own arguments come back when it starts (its script is inside it); from source, the
   // runtime's flags and the script are given again.
   const compiled = Bun.main.startsWith('/$bunfs/')

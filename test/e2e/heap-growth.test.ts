@@ -3,7 +3,7 @@
  * arguments and the executable's own flags kept; a value the operator set is left as it is.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HEAP_GROWTH_VARIABLE, SERVER_HEAP_GROWTH } from '../../src/heap-growth'
@@ -46,5 +46,47 @@ test("the operator's own value is kept", async () => {
   } finally {
     server.proc.kill('SIGTERM')
     await server.proc.exited
+  }
+})
+
+test('from source under the sampling profiler, serve runs without starting again and writes its profile', async () => {
+  // Started again under the profiler, the process died at once by a signal, with no word.
+  const profiles = mkdtempSync(join(tmpdir(), 'registry-mirror-prof-'))
+  const env: Record<string, string | undefined> = { ...process.env }
+  delete env[HEAP_GROWTH_VARIABLE]
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      '--cpu-prof',
+      `--cpu-prof-dir=${profiles}`,
+      'src/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data',
+      data,
+    ],
+    { stdout: 'pipe', stderr: 'ignore', env },
+  )
+  try {
+    const reader = proc.stdout.getReader()
+    let text = ''
+    while (!text.includes('\n')) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error(`exited with ${await proc.exited} before listening`)
+      text += new TextDecoder().decode(value)
+    }
+    const url = text.split('\n')[0]!.replace('listening on ', '')
+    expect((await fetch(`${url}/health`)).status).toBe(200)
+    const environ = readFileSync(`/proc/${proc.pid}/environ`, 'utf8').split('\0')
+    expect(environ.some((e) => e.startsWith(`${HEAP_GROWTH_VARIABLE}=`))).toBe(false)
+    proc.kill('SIGTERM')
+    expect(await proc.exited).toBe(0)
+    expect(readdirSync(profiles).some((f) => f.endsWith('.cpuprofile'))).toBe(true)
+  } finally {
+    proc.kill('SIGKILL')
+    rmSync(profiles, { recursive: true, force: true })
   }
 })
