@@ -58,11 +58,17 @@ export class Candidates {
   /** 1 for each candidate slot, else 0. */
   readonly marks: Uint8Array
   /** The candidates, in the order of the shortest list. */
-  readonly slots: number[]
+  readonly slots: readonly number[]
 
   /** `lists`: the slots each filter allows, each slot once in a list. */
   constructor(lists: readonly (readonly number[])[], slotCount: number) {
     this.marks = new Uint8Array(slotCount)
+    if (lists.length === 1) {
+      // One filter (most queries with any): its slots are the candidates, marked once.
+      this.slots = lists[0]!
+      for (const slot of this.slots) this.marks[slot] = 1
+      return
+    }
     const smallest = lists.reduce((a, b) => (b.length < a.length ? b : a))
     // A slot's mark counts the lists holding it, in turn: only a slot every earlier list held moves on.
     lists.forEach((list, i) => {
