@@ -38,7 +38,11 @@ export class PlatformKeys {
   }
 }
 
-/** A query's cheap per-slot test, and the candidates its selective filters allow (undefined: all). */
+/**
+ * A query's cheap per-slot test, and the candidates its selective filters allow (undefined: all). `keep` and `collect`
+ * answer the same test two ways (by slot, and over the whole order by position): a filter added to one goes in the
+ * other, and the catalogue's tests compare them after every kind of change to the order.
+ */
 export interface Plan {
   keep(slot: number): boolean
   candidates?: Candidates

@@ -56,9 +56,12 @@ export class Catalog {
   private order: number[] = []
   private position = new Int32Array(1024)
   /**
-   * The filter facts of the slot at each position of the order (kept wherever a position is written): a walk of the
-   * whole order reads them in sequence. Read by slot, in list order, each slot's facts were a load from anywhere in
-   * three arrays, and a walk of 100,000 slots with an OS filter took 0.8 ms (scripts/bench/order-walk.ts).
+   * The filter facts of the slot at each position of the order, once it is sorted: a walk of the whole order reads
+   * them in sequence. They move with the slots (shiftFacts beside each copyWithin or splice of the order; factsAt where
+   * one slot lands or its facts change), not where positions are renumbered: writing them there read each slot's facts
+   * again, and cost a flush of 80 counts twice its time. Read by slot, in list order, each slot's facts were a load
+   * from anywhere in three arrays, and a walk of 100,000 slots with an OS filter took 1.6-2.0 ms against 0.5
+   * (scripts/bench/order-walk.ts).
    */
   private bannedAt = new Uint8Array(1024)
   private osAt = new Uint32Array(1024)
@@ -144,7 +147,9 @@ export class Catalog {
       return { slot, change: 'content' }
     }
     const keysChanged = before.ranking !== doc.searchRanking || before.downloads !== doc.downloads || before.id !== doc.id
-    const moved = !deferOrder && keysChanged && this.reposition(slot) > 0
+    // Moved now whenever the order is sorted (a bulk load's finishLoad() sorts it otherwise): moved while it was not,
+    // a slot without a place yet overwrote the order's last one.
+    const moved = this.sorted && keysChanged && this.reposition(slot) > 0
     const sameFacts =
       before.sameFacts &&
       before.repositoryHash === repositoryHash &&

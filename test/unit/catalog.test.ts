@@ -234,3 +234,22 @@ test('more distinct platform lists than 16 bits count are each told apart', () =
     }
   }
 })
+
+test('a node given again during a bulk load, as if the order were kept, stands once in the order the load ends with', () => {
+  const catalog = new Catalog()
+  for (const [i, downloads] of [
+    [1, 9],
+    [2, 2],
+    [3, 3],
+  ] as const)
+    catalog.upsert(doc(i, { searchRanking: 0, downloads }), true)
+  // Not deferred, while the load has placed no slot yet: it overwrote the order's last slot.
+  catalog.upsert(doc(3, { searchRanking: 0, downloads: 0 }))
+  catalog.finishLoad()
+  expect(catalog.ordered().map((slot) => catalog.idOf(slot))).toEqual(['node-1', 'node-2', 'node-3'])
+  expectSorted(catalog)
+  // Deferred once the order is sorted: it moves at once.
+  catalog.upsert(doc(3, { searchRanking: 0, downloads: 5 }), true)
+  expect(catalog.ordered().map((slot) => catalog.idOf(slot))).toEqual(['node-1', 'node-3', 'node-2'])
+  expectSorted(catalog)
+})
