@@ -52,33 +52,13 @@ test("the operator's own value is kept", async () => {
 test('from source under the sampling profiler, serve runs without starting again and writes its profile', async () => {
   // Started again under the profiler, the process died at once by a signal, with no word.
   const profiles = mkdtempSync(join(tmpdir(), 'registry-mirror-prof-'))
-  const env: Record<string, string | undefined> = { ...process.env }
-  delete env[HEAP_GROWTH_VARIABLE]
-  const proc = Bun.spawn(
-    [
-      process.execPath,
-      '--cpu-prof',
-      `--cpu-prof-dir=${profiles}`,
-      'src/main.ts',
-      'serve',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--data',
-      data,
-    ],
-    { stdout: 'pipe', stderr: 'ignore', env },
-  )
+  const { url, proc } = await spawnServe(['--port', '0', '--host', '127.0.0.1', '--data', data], { [HEAP_GROWTH_VARIABLE]: undefined }, [
+    process.execPath,
+    '--cpu-prof',
+    `--cpu-prof-dir=${profiles}`,
+    'src/main.ts',
+  ])
   try {
-    const reader = proc.stdout.getReader()
-    let text = ''
-    while (!text.includes('\n')) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error(`exited with ${await proc.exited} before listening`)
-      text += new TextDecoder().decode(value)
-    }
-    const url = text.split('\n')[0]!.replace('listening on ', '')
     expect((await fetch(`${url}/health`)).status).toBe(200)
     const environ = readFileSync(`/proc/${proc.pid}/environ`, 'utf8').split('\0')
     expect(environ.some((e) => e.startsWith(`${HEAP_GROWTH_VARIABLE}=`))).toBe(false)

@@ -80,12 +80,12 @@ export async function startServerOn(data: string, backendKey: string, ...args: s
 /**
  * `serve` with exactly these arguments and environment additions (the run's test backends are not added; a variable
  * given as undefined is taken out); resolves with its URL once it prints where it listens, its stderr left for the
- * caller to read.
+ * caller to read. `command`: what runs `serve` (the executable, unless a test runs it otherwise).
  */
-export async function spawnServe(args: string[], env: Record<string, string | undefined> = {}) {
+export async function spawnServe(args: string[], env: Record<string, string | undefined> = {}, command: string[] = [BIN]) {
   const merged = { ...process.env, ...env }
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name]
-  const proc = Bun.spawn([BIN, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: merged })
+  const proc = Bun.spawn([...command, 'serve', ...args], { stdout: 'pipe', stderr: 'pipe', env: merged })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
