@@ -124,7 +124,7 @@ export async function serve(config: Config, io: Io, opts: ServeOptions = {}): Pr
     blobs,
     signer: createUrlSigner(backends.signingSecret),
     search,
-    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json'), config['node-cache-bytes'], (ids) => search.downloadsOf(ids)),
+    nodeJson: createNodeJsonCache(db, publicUrl, metrics.cache('node_json'), config['node-cache-bytes'], search),
     log,
     metrics,
     now: () => new Date(),

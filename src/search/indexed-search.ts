@@ -30,6 +30,8 @@ export interface IndexedSearch extends NodeSearch {
   readonly cacheBytes: number
   /** The download counts of the nodes it holds among these, once warm (none before). */
   downloadsOf(ids: readonly string[]): ReadonlyMap<string, number> | undefined
+  /** The slot of a node it holds (warm or not): a number no other node is given while the process lives. */
+  slotOf(id: string): number | undefined
 }
 
 export interface IndexedSearchOptions {
@@ -289,6 +291,8 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
       Bun.gc(true)
       log.info('search.ready', { nodes: catalog.size, ms: Math.round(performance.now() - t0) })
     },
+
+    slotOf: (id) => catalog.slotOf(id),
 
     // Not for nodes being refreshed or whose refresh failed: their counts are read from the store.
     downloadsOf(ids) {

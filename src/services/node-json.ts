@@ -7,9 +7,10 @@
 import type { CacheCounter } from '../metrics'
 import { TextCache } from '../text-cache'
 import type { Store } from '../store/db'
-import { readDocuments, readDocumentsAt, type DocumentPlace, type NodeDocument } from '../store/node-documents'
+import { readDocuments, readDocumentsAt, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
+import { DocumentPlaces, type SlotOf } from './document-places'
 import { DOCUMENT_FORMAT, documentTails, makeDocuments, nodeText, publishersFromStore, type PublisherTexts } from './node-documents'
 
 /** Bytes of rendered JSON kept at most (as UTF-8), in one buffer (text-cache.ts). */
@@ -60,16 +61,20 @@ function heldAndMissing<T>(ids: readonly string[], get: (id: string) => T | unde
   return { held, missing }
 }
 
-/**
- * `counts`: the download counts held in memory elsewhere (the search index, once warm), each as fresh as the store's;
- * the ids it does not give are read from the store.
- */
+/** What the search index lends the cache: what it holds of every node. */
+export interface IndexedNodes {
+  /** Download counts, each as fresh as the store's (once warm); the ids it does not give are read from the store. */
+  downloadsOf(ids: readonly string[]): ReadonlyMap<string, number> | undefined
+  /** Each node's slot, which the documents' places are kept by (document-places.ts). */
+  slotOf: SlotOf
+}
+
 export function createNodeJsonCache(
   db: Store,
   publicUrl: string,
   counter: CacheCounter = uncounted,
   maxBytes = NODE_JSON_MAX_BYTES,
-  counts?: (ids: readonly string[]) => ReadonlyMap<string, number> | undefined,
+  indexed?: IndexedNodes,
 ): NodeJsonCache {
   /**
    * Each node's tail, with its download count as the tag. Oldest out first when the bytes run out; once nearly full,
@@ -95,7 +100,7 @@ export function createNodeJsonCache(
    * Whatever changes the archive answer of a node's latest version changes what the node shows, so it is told as a
    * change of the node (nodesChanged), here as to the cache of texts, in this process as in the others.
    */
-  const places = new Map<string, DocumentPlace>()
+  const places = new DocumentPlaces(indexed?.slotOf)
 
   /** The stored documents of these nodes (of this format): from where they were read before, else by id. */
   async function storedDocuments(ids: readonly string[], started: number): Promise<NodeDocument[]> {
@@ -141,7 +146,7 @@ export function createNodeJsonCache(
 
   /**
    * Each node's document (as stored, else made from its row: nodes written before documents existed, or by an
-   * executable of another format) and its download count: from its row when read, else from `counts`, else the store.
+   * executable of another format) and its download count: from its row when read, else from the index, else the store.
    */
   async function documentsFor(
     ids: readonly string[],
@@ -161,7 +166,7 @@ export function createNodeJsonCache(
     const downloads = new Map([...given, ...rows].map((row) => [row.id, row.downloads]))
     // The rows given carry their counts.
     const storedUnread = stored.filter((d) => !read.has(d.node_id))
-    const held = counts?.(storedUnread.map((d) => d.node_id))
+    const held = indexed?.downloadsOf(storedUnread.map((d) => d.node_id))
     const uncounted = storedUnread.flatMap((d) => {
       const n = held?.get(d.node_id)
       if (n === undefined) return [d.node_id]

@@ -149,9 +149,12 @@ describe('node documents', () => {
     await t.call('GET', '/nodes/b-pack/install')
     await t.deps.downloads.flush()
     const asked: string[][] = []
-    const cache = createNodeJsonCache(t.deps.db, PUBLIC_URL, undefined, undefined, (ids) => {
-      asked.push([...ids])
-      return new Map([['a-pack', 42]])
+    const cache = createNodeJsonCache(t.deps.db, PUBLIC_URL, undefined, undefined, {
+      downloadsOf: (ids) => {
+        asked.push([...ids])
+        return new Map([['a-pack', 42]])
+      },
+      slotOf: () => undefined,
     })
     const texts = await cache.render(['a-pack', 'b-pack'])
     expect(texts.map((text) => JSON.parse(text).downloads)).toEqual([42, 1])

@@ -88,9 +88,7 @@ export async function makeTestApp(
     blobs: local ? createDiskBlobStore(dir) : testBlobStore(dir),
     signer: createUrlSigner('test-secret'),
     search,
-    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json'), undefined, (ids) =>
-      indexed?.downloadsOf(ids),
-    ),
+    nodeJson: createNodeJsonCache(db, overrides.settings?.publicUrl ?? PUBLIC_URL, metrics.cache('node_json'), undefined, indexed),
     log,
     metrics,
     now: () => new Date(clock.now),

@@ -6,6 +6,7 @@
  */
 import { afterEach, expect, test } from 'bun:test'
 import { sql } from 'kysely'
+import { DocumentPlaces } from '../../src/services/document-places'
 import { createNodeJsonCache } from '../../src/services/node-json'
 import { DOCUMENT_FORMAT, writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
@@ -44,6 +45,64 @@ test('a node rendered again reads its document by row number, without the archiv
   const again = await cache.render(['b-pack', 'a-pack'])
   expect(again).toEqual([first[1]!, first[0]!])
   expect(reads).toEqual(['asked by id', 'known, by row'])
+})
+
+test("with the index's slots, places are kept by them: read again by row, and forgotten when the node changes", async () => {
+  const base = await store(['a-pack', 'b-pack'])
+  const reads: string[] = []
+  const watched = watchQueries(base, (query) => {
+    const from = (query as { from?: { froms: { table?: { identifier: { name: string } } }[] } }).from?.froms[0]?.table?.identifier.name
+    if (from === 'node_documents') reads.push(namesTable(query, 'archives') ? 'asked by id' : 'known')
+  })
+  const slots = new Map([
+    ['a-pack', 5000],
+    ['b-pack', 7],
+  ])
+  const asked: string[] = []
+  const slotOf = (id: string) => (asked.push(id), slots.get(id.toLowerCase()))
+  const cache = createNodeJsonCache(watched, 'http://x', undefined, 0, { downloadsOf: () => undefined, slotOf })
+  await cache.render(['a-pack', 'b-pack'])
+  await cache.render(['a-pack', 'b-pack'])
+  cache.nodesChanged(['a-pack'])
+  await cache.render(['a-pack', 'b-pack'])
+  // The second render knows both; after a-pack changed, only b-pack's place is known.
+  expect(reads).toEqual(['asked by id', 'known', 'known', 'asked by id'])
+  expect(new Set(asked)).toEqual(new Set(['a-pack', 'b-pack']))
+})
+
+test('the places table: a place a slot, unknown until set, forgotten by delete and clear', () => {
+  const slots = new Map([
+    ['a', 0],
+    ['b', 3000],
+    ['never set', 5],
+  ])
+  const places = new DocumentPlaces((id) => slots.get(id))
+  expect(places.get('a')).toBeUndefined()
+  places.set('a', { archived: true, row: 12 })
+  places.set('b', { archived: false }) // PostgreSQL: no row number
+  places.set('unknown to the index', { archived: true, row: 1 }) // no slot: not kept
+  expect(places.get('a')).toEqual({ archived: true, row: 12 })
+  expect(places.get('b')).toEqual({ archived: false, row: undefined })
+  expect(places.get('unknown to the index')).toBeUndefined()
+  expect(places.get('never set')).toBeUndefined() // within what the table has grown to
+  places.set('a', { archived: false, row: 2 ** 40 })
+  expect(places.get('a')).toEqual({ archived: false, row: 2 ** 40 })
+  places.delete('a')
+  expect(places.get('a')).toBeUndefined()
+  expect(places.get('b')).toEqual({ archived: false, row: undefined })
+  places.clear()
+  expect(places.get('b')).toBeUndefined()
+})
+
+test('without an index, the table numbers the nodes it keeps places of itself', () => {
+  const places = new DocumentPlaces()
+  const ids = Array.from({ length: 3000 }, (_, i) => `node-${i}`)
+  expect(places.get('node-1')).toBeUndefined()
+  ids.forEach((id, i) => places.set(id, { archived: i % 2 === 0, row: i + 1 }))
+  expect(ids.every((id, i) => places.get(id)?.row === i + 1 && places.get(id)?.archived === (i % 2 === 0))).toBe(true)
+  places.delete('node-7')
+  expect(places.get('node-7')).toBeUndefined()
+  expect(places.get('node-8')).toEqual({ archived: true, row: 9 })
 })
 
 test('a row number that holds another document now is not taken for the node: read again by id', async () => {
