@@ -10,8 +10,15 @@ import type { Store } from '../store/db'
 import { readDocuments, readDocumentsAt, type NodeDocument } from '../store/node-documents'
 import { listNodesByIds, readDownloads } from '../store/nodes'
 import type { NodeRow } from '../store/schema'
+import { ChangeTimes } from './change-times'
 import { DocumentPlaces, type SlotOf } from './document-places'
 import { DOCUMENT_FORMAT, documentTails, makeDocuments, nodeText, publishersFromStore, type PublisherTexts } from './node-documents'
+
+/**
+ * Nodes whose last change is remembered one by one (change-times.ts; some 65 bytes each): past it, answers kept from
+ * before count as stale. A second's count flush at 100,000 nodes under installs alone names some 4,500.
+ */
+export const CHANGES_HELD = 16_384
 
 /** Bytes of rendered JSON kept at most (as UTF-8), in one buffer (text-cache.ts). */
 export const NODE_JSON_MAX_BYTES = 16 * 1024 * 1024
@@ -86,13 +93,14 @@ export function createNodeJsonCache(
     return tail === undefined ? undefined : { tail, downloads: cache.tag(id)! }
   }
   let sequence = 0
-  /** The sequence of each node's last change; and one for all nodes (a publisher change). */
-  const changedAt = new Map<string, number>()
-  const contentChangedAt = new Map<string, number>()
+  /** The sequence of each node's last change, and of its last change other than its count. */
+  const changed = new ChangeTimes(CHANGES_HELD)
+  const contentChanged = new ChangeTimes(CHANGES_HELD)
+  /** The sequence of the last change to all nodes (a publisher's). */
   let allChangedAt = 0
 
-  const changedAfter = (id: string, since: number) => Math.max(allChangedAt, changedAt.get(id) ?? 0) > since
-  const contentChangedAfter = (id: string, since: number) => Math.max(allChangedAt, contentChangedAt.get(id) ?? 0) > since
+  const changedAfter = (id: string, since: number) => changed.after(id, since)
+  const contentChangedAfter = (id: string, since: number) => contentChanged.after(id, since)
 
   /**
    * Where each node's document was read, and its archive answer then (DocumentPlace), until the node changes: read
@@ -184,7 +192,7 @@ export function createNodeJsonCache(
     get bytes() {
       return cache.bytes
     },
-    changedAfter: (ids, since) => allChangedAt > since || ids.some((id) => changedAfter(id, since)),
+    changedAfter: (ids, since) => changed.allAfter(since) || ids.some((id) => changedAfter(id, since)),
     contentChangedAfter,
 
     async render(ids, known) {
@@ -209,8 +217,8 @@ export function createNodeJsonCache(
     nodesChanged(ids) {
       sequence++
       for (const id of ids) {
-        changedAt.set(id, sequence)
-        contentChangedAt.set(id, sequence)
+        changed.set(id, sequence)
+        contentChanged.set(id, sequence)
         cache.delete(id)
         places.delete(id)
       }
@@ -218,21 +226,21 @@ export function createNodeJsonCache(
 
     versionsChanged(ids) {
       sequence++
-      for (const id of ids) contentChangedAt.set(id, sequence)
+      for (const id of ids) contentChanged.set(id, sequence)
     },
 
     countsChanged(counts) {
       sequence++
       for (const [id, downloads] of counts) {
-        changedAt.set(id, sequence)
+        changed.set(id, sequence)
         cache.retag(id, downloads)
       }
     },
 
     publishersChanged() {
       allChangedAt = ++sequence
-      changedAt.clear()
-      contentChangedAt.clear()
+      changed.forgetAll(sequence)
+      contentChanged.forgetAll(sequence)
       cache.clear()
       places.clear()
       publishers.clear()
