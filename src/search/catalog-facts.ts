@@ -1,6 +1,6 @@
 /** What the catalogue keeps per slot for filters: platform key ids, the filter facts in typed arrays, and candidates. */
 import { normalizePlatformValue, OS_INDEPENDENT } from '../domain/platform'
-import { grown } from './typed-arrays'
+import { grown } from '../typed-arrays'
 
 /** The facts of a node that filters test. */
 export interface SlotFacts {

@@ -4,7 +4,7 @@ import type { SearchDoc } from '../store/search-docs'
 import type { NodeQuery } from '../domain/node-query'
 import { Candidates, Facts, PlatformKeys, type Plan, type SlotFacts } from './catalog-facts'
 import { SubstringIndex } from './substring-index'
-import { grown } from './typed-arrays'
+import { grown } from '../typed-arrays'
 
 /** What the list order compares of a node. */
 export interface OrderKeys {

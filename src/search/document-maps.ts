@@ -9,7 +9,7 @@
  */
 import type MiniSearch from 'minisearch'
 import { internalsOf } from './minisearch-internals'
-import { grown } from './typed-arrays'
+import { grown } from '../typed-arrays'
 
 /** Room for this many keys at first; twice as many each time a key is past the end. */
 const FIRST_CAPACITY = 1024

@@ -12,7 +12,7 @@ import type MiniSearch from 'minisearch'
 import { internalsOf, type FieldPostings, type MiniSearchInternals, type TermData } from './minisearch-internals'
 import { Postings } from './postings'
 import { FuzzyMemo } from './fuzzy-memo'
-import { grown } from './typed-arrays'
+import { grown } from '../typed-arrays'
 import type { FieldLengths, IntMap } from './document-maps'
 
 /** The search options the index was made with (MiniSearch's names and meanings). */

@@ -1,11 +1,12 @@
 /**
  * When each node last changed, as a sequence number, for "did it change after this point" questions, bounded: once
- * more than `maxNodes` are held, all are forgotten and a floor takes their place (every node counts as changed at the
- * latest of them), so that what was remembered afterwards is answered exactly and what came before conservatively.
- * Held in full, a count flush's nodes piled up for as long as the server ran: at 100,000 nodes some 6.5 MiB of heap
- * once every node had been installed, growing meanwhile.
+ * more than `maxNodes` are held, the older half are forgotten behind a floor (each counts as changed at the newest
+ * of them), so that answers about what came after the floor are exact and those about before it conservative (a
+ * change). Held in full, a count flush's nodes piled up for as long as the server ran: at 100,000 nodes some 6.5 MiB
+ * of heap once every node had been installed, growing meanwhile.
  */
 export class ChangeTimes {
+  /** Oldest change first (a node changing again goes to the end), so that the older half is the Map's first half. */
   private readonly at = new Map<string, number>()
   private floor = 0
 
@@ -13,14 +14,21 @@ export class ChangeTimes {
 
   /** `id` changed at `sequence` (no lower than any given before). */
   set(id: string, sequence: number): void {
+    this.at.delete(id)
     this.at.set(id, sequence)
-    if (this.at.size > this.maxNodes) this.forgetAll(sequence)
+    if (this.at.size <= this.maxNodes) return
+    let forget = this.at.size - (this.maxNodes >> 1)
+    for (const [key, at] of this.at) {
+      if (forget-- <= 0) break
+      this.floor = Math.max(this.floor, at)
+      this.at.delete(key)
+    }
   }
 
-  /** Every node counts as changed at `sequence` (no lower than any given before). */
+  /** Every node counts as changed at `sequence`. */
   forgetAll(sequence: number): void {
     this.at.clear()
-    this.floor = sequence
+    this.floor = Math.max(this.floor, sequence)
   }
 
   /** Whether `id` may have changed after `since`. */

@@ -1,12 +1,12 @@
 /**
- * Where each node's document was read, and its archive answer then (DocumentPlace), kept in typed arrays by a slot
- * number a node keeps for the process's life: the search index's slots when it gives them (it holds every node, and
- * never gives a slot to another), else numbers of its own. A Map of an object a node held some 10 MiB of the heap at
- * 100,000 nodes, every node's place being known within a minute of traffic across the catalogue; these arrays hold
- * 9 bytes a node.
+ * Where each node's document was read, and its archive answer then (DocumentPlace), kept in typed arrays: by the
+ * search index's slot when there is an index (never given to another node; a node removed and added again gets a new
+ * one, and one the index does not hold, not yet warmed or deleted, has no place kept), else by numbers given here. A
+ * Map of an object a node held some 10 MiB of the heap at 100,000 nodes, every node's place being known within a
+ * minute of traffic across the catalogue; these arrays hold 9 bytes a node.
  */
 import type { DocumentPlace } from '../store/node-documents'
-import { grown } from '../search/typed-arrays'
+import { grown } from '../typed-arrays'
 
 /** A node's slot number, or undefined when it has none (yet). */
 export type SlotOf = (id: string) => number | undefined

@@ -15,8 +15,9 @@ import { DocumentPlaces, type SlotOf } from './document-places'
 import { DOCUMENT_FORMAT, documentTails, makeDocuments, nodeText, publishersFromStore, type PublisherTexts } from './node-documents'
 
 /**
- * Nodes whose last change is remembered one by one (change-times.ts; some 65 bytes each): past it, answers kept from
- * before count as stale. A second's count flush at 100,000 nodes under installs alone names some 4,500.
+ * Nodes whose last change is remembered one by one (change-times.ts; some 65 bytes each): past it, the older half are
+ * forgotten, and answers kept from before the newest of those count as stale. A second's count flush at 100,000 nodes
+ * under installs alone names some 4,500.
  */
 export const CHANGES_HELD = 16_384
 
@@ -96,11 +97,8 @@ export function createNodeJsonCache(
   /** The sequence of each node's last change, and of its last change other than its count. */
   const changed = new ChangeTimes(CHANGES_HELD)
   const contentChanged = new ChangeTimes(CHANGES_HELD)
-  /** The sequence of the last change to all nodes (a publisher's). */
-  let allChangedAt = 0
-
-  const changedAfter = (id: string, since: number) => changed.after(id, since)
-  const contentChangedAfter = (id: string, since: number) => contentChanged.after(id, since)
+  /** The sequence of the last change to any publisher (every node shows its publisher). */
+  let publishersChangedAt = 0
 
   /**
    * Where each node's document was read, and its archive answer then (DocumentPlace), until the node changes: read
@@ -121,7 +119,7 @@ export function createNodeJsonCache(
     if (!unknown.length) return docs
     for (const d of await readDocuments(db, DOCUMENT_FORMAT, unknown)) {
       // Read before a change to the node landed: answered once, not kept (as the texts are not).
-      if (!contentChangedAfter(d.node_id, started)) places.set(d.node_id, d.place)
+      if (!contentChanged.after(d.node_id, started)) places.set(d.node_id, d.place)
       docs.push(d)
     }
     return docs
@@ -147,7 +145,7 @@ export function createNodeJsonCache(
     const fresh = missing.length ? await fromStore(missing) : new Map<string, string>()
     for (const [id, text] of fresh) {
       texts.set(id, text)
-      if (allChangedAt <= started && publishers.admits(id)) publishers.set(id, text)
+      if (publishersChangedAt <= started && publishers.admits(id)) publishers.set(id, text)
     }
     return texts
   }
@@ -192,8 +190,8 @@ export function createNodeJsonCache(
     get bytes() {
       return cache.bytes
     },
-    changedAfter: (ids, since) => changed.allAfter(since) || ids.some((id) => changedAfter(id, since)),
-    contentChangedAfter,
+    changedAfter: (ids, since) => changed.allAfter(since) || ids.some((id) => changed.after(id, since)),
+    contentChangedAfter: (id, since) => contentChanged.after(id, since),
 
     async render(ids, known) {
       // The entries held now: keeping the missing ones below may evict them before the page is put together.
@@ -207,7 +205,7 @@ export function createNodeJsonCache(
       const fresh = new Map<string, Entry>()
       for (const d of docs) fresh.set(d.node_id, { downloads: downloads.get(d.node_id) ?? 0, tail: tails.get(d.node_id)! })
       // Rows read before a change to them landed are answered once but not kept as current.
-      for (const [id, e] of fresh) if (!changedAfter(id, started) && cache.admits(id)) cache.set(id, e.tail, e.downloads)
+      for (const [id, e] of fresh) if (!changed.after(id, started) && cache.admits(id)) cache.set(id, e.tail, e.downloads)
       return ids.flatMap((id) => {
         const e = fresh.get(id) ?? held.get(id)
         return e ? [text(e)] : []
@@ -238,7 +236,7 @@ export function createNodeJsonCache(
     },
 
     publishersChanged() {
-      allChangedAt = ++sequence
+      publishersChangedAt = ++sequence
       changed.forgetAll(sequence)
       contentChanged.forgetAll(sequence)
       cache.clear()

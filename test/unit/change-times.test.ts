@@ -19,23 +19,35 @@ test('exact while within the bound', () => {
   expect(times.allAfter(0)).toBe(false)
 })
 
-test('past the bound, every node counts as changed at the latest, and what follows is exact again', () => {
-  const times = new ChangeTimes(3)
-  for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) times.set(id, i + 1)
-  expect(times.size).toBe(0)
-  // Asked from before the fourth change: any node may have changed (one never named too).
-  expect([times.after('a', 3), times.after('never named', 3), times.allAfter(3)]).toEqual([true, true, true])
-  // From the fourth change on, nothing is known to have changed, until something does.
-  expect([times.after('d', 4), times.after('never named', 4), times.allAfter(4)]).toEqual([false, false, false])
-  times.set('b', 5)
-  expect([times.after('b', 4), times.after('a', 4)]).toEqual([true, false])
+test('past the bound, the older half count as changed at the newest of them, and the rest is exact', () => {
+  const times = new ChangeTimes(4)
+  for (const [i, id] of ['a', 'b', 'c', 'd', 'e'].entries()) times.set(id, i + 1)
+  // Five held, past four: the three oldest (a, b, c) forgotten behind a floor at c's change (3).
+  expect(times.size).toBe(2)
+  expect([times.after('a', 2), times.after('never named', 2), times.allAfter(2)]).toEqual([true, true, true])
+  expect([times.after('a', 3), times.after('never named', 3), times.allAfter(3)]).toEqual([false, false, false])
+  expect([times.after('d', 3), times.after('d', 4), times.after('e', 4)]).toEqual([true, false, true])
+  // A node changing again moves to the newest end: it is forgotten after those that did not.
+  times.set('f', 6)
+  times.set('g', 7)
+  times.set('d', 8) // held in the order e, f, g, d
+  times.set('h', 9) // five again: e, f and g forgotten, behind g's change; d is not
+  expect([times.after('d', 7), times.after('e', 6), times.after('g', 6), times.after('g', 7), times.allAfter(7)]).toEqual([
+    true,
+    true,
+    true,
+    false,
+    false,
+  ])
 })
 
-test('forgetAll: every node changed at that point', () => {
+test('forgetAll: every node changed at that point, and never lowers the floor', () => {
   const times = new ChangeTimes(10)
   times.set('a', 1)
   times.forgetAll(7)
   expect([times.after('a', 6), times.after('z', 6), times.after('a', 7), times.size]).toEqual([true, true, false, 0])
+  times.forgetAll(5)
+  expect(times.allAfter(6)).toBe(true)
 })
 
 test("the node JSON cache holds so many nodes' changes at most, and answers for the others as changed", async () => {
