@@ -9,6 +9,7 @@
  * counts flushed, the contract leaves no room for the two to differ.
  */
 import { afterEach, test } from 'bun:test'
+import { seededRandom } from '../../scripts/bench/random'
 import { makeZip } from '../support/archives'
 import { DEFAULT_UNCLAIMED_PUBLISHER_ID as UNCLAIMED } from '../../src/domain/ids'
 import { createRepoHost } from '../../src/upstream/repohost'
@@ -24,16 +25,9 @@ afterEach(async () => {
   for (const h of hosts.splice(0)) await h.stop()
 })
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
+/** The benchmarks' seeded generator (mulberry32), with helpers: a failing run can be replayed. */
 function generator(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(seed)
   const int = (n: number) => Math.floor(next() * n)
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
   const some = <T>(xs: readonly T[], max = 3): T[] => [...new Set(Array.from({ length: int(max + 1) }, () => pick(xs)))]

@@ -11,19 +11,13 @@ import { CHANGES_HELD, createNodeJsonCache } from '../../src/services/node-json'
 import { writeDocuments } from '../../src/services/node-documents'
 import { openStore, type Store } from '../../src/store/db'
 import type { DocumentPlace } from '../../src/store/node-documents'
+import { picker, seededRandom } from '../../scripts/bench/random'
 import { seedNodes } from '../support/seed'
 
 function rng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(seed)
   const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <T>(xs: readonly T[]) => xs[int(xs.length)]! }
+  return { next, int, pick: picker(next) }
 }
 
 /** An index like catalog.ts's: ids lower-cased, a slot a node, never reused (a node removed and added again gets a new one). */
