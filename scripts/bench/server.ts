@@ -78,10 +78,11 @@ export function sampleMax(read: () => number, ms = 5) {
 export const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
 
 /**
- * CPU seconds a process has used (user + system, from /proc): the cost per request it gives is steadier than a
- * throughput on a machine other work shares.
+ * CPU seconds a process, or one of its threads, has used (user + system, from /proc): the cost per request it gives
+ * is steadier than a throughput on a machine other work shares.
  */
-export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+export function cpuSeconds(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
