@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { runLoad, type LoadRequest } from './load'
-import { activeIdsIn, benchStore, mixedTraffic } from './mixed'
+import { activeIdsIn, benchStore, mixedTraffic, trafficOfKind } from './mixed'
 import { cpuSeconds, spawnListening, waitForIndex } from './server'
 
 const { values, positionals } = parseArgs({
@@ -33,15 +33,8 @@ const clients = Number(values.clients)
 const dir = await benchStore(Number(values.nodes))
 const ids = activeIdsIn(join(dir, 'registry.db'))
 /** The same requests, in the same order, for each server: one generator each, of one seed. */
-function trafficOfKind(): () => LoadRequest {
-  const traffic = mixedTraffic(ids, Number(values.nodes))
-  return () => {
-    for (;;) {
-      const request = traffic()
-      if (values.kind === 'mix' || request.kind === values.kind) return request
-    }
-  }
-}
+const trafficFor = () =>
+  values.kind === 'mix' ? mixedTraffic(ids, Number(values.nodes)) : trafficOfKind(ids, Number(values.nodes), values.kind!)
 
 const servers: {
   build: string
@@ -56,7 +49,7 @@ const servers: {
 try {
   for (const build of builds) {
     const { url, proc } = await spawnListening([build, 'serve', '--port', '0', '--data', dir], `${dir}-${servers.length}.log`)
-    servers.push({ build, url, proc, next: trafficOfKind(), main: 0, all: 0, requests: 0, seconds: 0 })
+    servers.push({ build, url, proc, next: trafficFor(), main: 0, all: 0, requests: 0, seconds: 0 })
     await waitForIndex(url)
   }
   for (const s of servers) await runLoad(s.url, { clients, seconds: 8, next: s.next })

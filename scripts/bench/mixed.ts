@@ -85,7 +85,7 @@ export function installTraffic(ids: string[], seed: number): () => LoadRequest {
 }
 
 /** The requests of one kind of the mix, seeded. */
-function trafficOfKind(ids: string[], seed: number, kind: string): () => LoadRequest {
+export function trafficOfKind(ids: string[], seed: number, kind: string): () => LoadRequest {
   const next = mixedTraffic(ids, seed)
   return () => {
     for (;;) {
