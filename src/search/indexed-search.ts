@@ -298,9 +298,13 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     downloadsOf(ids) {
       if (!ready) return undefined
       const counts = new Map<string, number>()
+      // Lower-cased (a new string for each node of a page) only when some nodes are refreshing or doubtful.
+      const unsure = refreshing.size > 0 || doubtful.size > 0
       for (const id of ids) {
-        const key = id.toLowerCase()
-        if (refreshing.has(key) || doubtful.has(key)) continue
+        if (unsure) {
+          const key = id.toLowerCase()
+          if (refreshing.has(key) || doubtful.has(key)) continue
+        }
         const slot = catalog.slotOf(id)
         if (slot !== undefined) counts.set(id, catalog.downloadsOf(slot))
       }
@@ -310,14 +314,14 @@ export function createIndexedSearch(db: Store, log: Log, opts: IndexedSearchOpti
     async find(q) {
       if (!ready) return fallback.find(q)
       const all = matches(q)
-      const ids = Array.from(all.slice(q.offset, q.offset + q.limit), (slot) => catalog.idOf(slot)!)
+      const ids = Array.from(all.slice(q.offset, q.offset + q.limit), (slot) => catalog.handOut(slot))
       return { ids, total: all.total }
     },
 
     async hostNodeOwner(name) {
       if (!ready) return fallback.hostNodeOwner(name)
       const slot = catalog.hostNodeOwners(name)[0]
-      return slot === undefined ? undefined : catalog.idOf(slot)
+      return slot === undefined ? undefined : catalog.handOut(slot)
     },
 
     nodesChanged: (ids) => refresh(ids, () => loadInBatches(ids)),

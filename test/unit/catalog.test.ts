@@ -1,6 +1,6 @@
 /** The catalogue's list order: kept sorted in place as download counts and rankings change. */
 import { expect, test } from 'bun:test'
-import { Catalog } from '../../src/search/catalog'
+import { Catalog, HANDED_OUT_HELD } from '../../src/search/catalog'
 import { Candidates } from '../../src/search/catalog-facts'
 import type { NodeQuery } from '../../src/domain/node-query'
 import type { SearchDoc } from '../../src/store/search-docs'
@@ -252,4 +252,21 @@ test('a node given again during a bulk load, as if the order were kept, stands o
   catalog.upsert(doc(3, { searchRanking: 0, downloads: 5 }), true)
   expect(catalog.ordered().map((slot) => catalog.idOf(slot))).toEqual(['node-1', 'node-3', 'node-2'])
   expectSorted(catalog)
+})
+
+test('an id handed out is found again by its own string until its node is removed, then its new slot', () => {
+  const catalog = new Catalog()
+  for (let i = 0; i < 10; i++) catalog.upsert(doc(i, { id: `Node-${i}` }))
+  const slot = catalog.slotOf('node-3')!
+  const id = catalog.handOut(slot)
+  expect(id).toBe('Node-3')
+  expect([catalog.slotOf(id), catalog.slotOf('NODE-3'), catalog.slotOf('node-3')]).toEqual([slot, slot, slot])
+  catalog.remove('node-3')
+  expect(catalog.slotOf(id)).toBeUndefined()
+  const again = catalog.upsert(doc(3, { id: 'Node-3' })).slot
+  expect(again).not.toBe(slot)
+  expect(catalog.slotOf(id)).toBe(again)
+  // Past the bound, the ids handed out are forgotten and found as before.
+  for (let n = 0; n <= HANDED_OUT_HELD; n++) catalog.handOut(catalog.slotOf(`node-${n % 10}`)!)
+  for (let i = 0; i < 10; i++) expect(catalog.idOf(catalog.slotOf(`Node-${i}`)!)).toBe(`Node-${i}`)
 })
