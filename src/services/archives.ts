@@ -1,18 +1,19 @@
 /** Finding the stored archive of a version for download, under the same rules as install. */
 import { normalizeSemver } from '../domain/semver'
 import { AppError, notFound } from '../errors'
-import type { ArchiveRow, NodeRow, VersionRow } from '../store/schema'
+import type { NodeHead } from '../store/nodes'
+import type { ArchiveRow, VersionRow } from '../store/schema'
 import { findArchive, findVersion } from '../store/versions'
 import type { Actor } from './access'
 import type { Deps } from './deps'
 import { fetchOnFirstDownload } from './mirror/archives'
-import { checkArchiveAccess, requireNode } from './nodes'
+import { checkArchiveAccess, requireNodeHead } from './nodes'
 
-export type OpenedArchive = ArchiveRow & { bytes: Blob; node: NodeRow; versionRow: VersionRow }
+export type OpenedArchive = ArchiveRow & { bytes: Blob; node: NodeHead; versionRow: VersionRow }
 
 /** The archive row and its bytes (and the rows they were found by); the publisher segment of the URL is not checked, so URLs survive a claim. */
 export async function openArchive(deps: Deps, actor: Actor, nodeId: string, version: string): Promise<OpenedArchive> {
-  const node = await requireNode(deps, nodeId)
+  const node = await requireNodeHead(deps, nodeId)
   const row = await findVersion(deps.db, node.id, normalizeSemver(version) ?? version)
   const missing = () => notFound(`no archive for version ${version} of node "${node.id}"`)
   if (!row || row.status === 'deleted') throw missing()

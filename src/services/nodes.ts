@@ -4,7 +4,7 @@ import { normalizeSemver } from '../domain/semver'
 import type { NodeJson, VersionJson } from '../domain/wire'
 import { AppError, forbidden, nodeBanned, notFound } from '../errors'
 import { nodesByNormalizedIds, versionsByKeys } from '../store/batch'
-import { findNode } from '../store/nodes'
+import { findNode, findNodeHead, type NodeHead } from '../store/nodes'
 import type { NodeRow, VersionRow, VersionStatus } from '../store/schema'
 import {
   availableArchiveIds,
@@ -27,7 +27,12 @@ export async function requireNode(deps: Deps, id: string, opts: { allowBanned?: 
   return shownNode(await findNode(deps.db, id), id, opts)
 }
 
-function shownNode(node: NodeRow | undefined, id: string, opts: { allowBanned?: boolean } = {}): NodeRow {
+/** The same node's head only (its id as stored, publisher and status), for reads that show nothing else of its row. */
+export async function requireNodeHead(deps: Deps, id: string): Promise<NodeHead> {
+  return shownNode(await findNodeHead(deps.db, id), id)
+}
+
+function shownNode<T extends NodeHead>(node: T | undefined, id: string, opts: { allowBanned?: boolean } = {}): T {
   if (!node || node.status === 'deleted') throw notFound(`node "${id}" not found`)
   if (node.status === 'banned' && !opts.allowBanned) throw nodeBanned()
   return node
@@ -36,11 +41,11 @@ function shownNode(node: NodeRow | undefined, id: string, opts: { allowBanned?: 
 /** The version as stored: a semantic version normalized (`v1.0` is 1.0.0), anything else as asked. */
 const storedVersion = (version: string) => normalizeSemver(version) ?? version
 
-async function requireVersion(deps: Deps, node: NodeRow, version: string): Promise<VersionRow> {
+async function requireVersion(deps: Deps, node: NodeHead, version: string): Promise<VersionRow> {
   return shownVersion(await findVersion(deps.db, node.id, storedVersion(version)), node, version)
 }
 
-function shownVersion(row: VersionRow | undefined, node: NodeRow, version: string): VersionRow {
+function shownVersion(row: VersionRow | undefined, node: NodeHead, version: string): VersionRow {
   if (!row || row.status === 'deleted') throw notFound(`version ${version} of node "${node.id}" not found`)
   return row
 }
@@ -55,11 +60,13 @@ export async function getNode(deps: Deps, id: string): Promise<NodeJson> {
   return renderNode(deps, await requireNode(deps, id))
 }
 
-/** The same node as JSON text, from the per-node cache (its download count may lag by one counter flush). */
+/**
+ * The same node as JSON text, from the per-node cache (its download count may lag by one counter flush). Its status
+ * is asked of the store each time (another instance may have banned or deleted it); the rest of its row is not read.
+ */
 export async function getNodeJsonText(deps: Deps, id: string): Promise<string> {
-  const sequence = deps.nodeJson.sequence
-  const node = await requireNode(deps, id)
-  const [text] = await deps.nodeJson.render([node.id], { rows: [node], sequence })
+  const node = await requireNodeHead(deps, id)
+  const [text] = await deps.nodeJson.render([node.id])
   if (text === undefined) throw notFound(`node "${id}" not found`)
   return text
 }
@@ -71,7 +78,7 @@ export async function listNodeVersions(
   deps: Deps,
   id: string,
   opts: { statuses?: VersionStatus[]; includeReason: boolean },
-): Promise<{ node: NodeRow; versions: VersionJson[] }> {
+): Promise<{ node: NodeHead; versions: VersionJson[] }> {
   const { node, rows } = await sortedVersions(deps, id, opts.statuses)
   return {
     node,
@@ -95,18 +102,18 @@ export async function pageNodeVersions(
 }
 
 async function sortedVersions(deps: Deps, id: string, statuses = DEFAULT_VERSION_STATUSES) {
-  const node = await requireNode(deps, id)
+  const node = await requireNodeHead(deps, id)
   return { node, rows: sortVersionsDesc(await listVersionsOfNode(deps.db, node.id, statuses)) }
 }
 
 export async function getNodeVersion(deps: Deps, id: string, version: string): Promise<VersionJson> {
-  const node = await requireNode(deps, id)
+  const node = await requireNodeHead(deps, id)
   const [json] = await renderVersions(deps.db, node, [await requireVersion(deps, node, version)], { publicUrl: deps.settings.publicUrl })
   return json!
 }
 
 export async function getVersionHostNodes(deps: Deps, id: string, version: string) {
-  const node = await requireNode(deps, id)
+  const node = await requireNodeHead(deps, id)
   const row = await requireVersion(deps, node, version)
   return { node_id: node.id, version: row.version, host_nodes: await listHostNodes(deps.db, row.id) }
 }
@@ -122,7 +129,7 @@ export async function getHostNodeOwner(deps: Deps, name: string): Promise<NodeJs
  * Whether a version's archive may be handed out: banned never; flagged (the archive check or an admin found
  * a problem) only to the publisher's members and admins, who need to see what was wrong.
  */
-export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, node: NodeRow, row: VersionRow): Promise<void> {
+export async function checkArchiveAccess(deps: Deps, actor: Actor | undefined, node: NodeHead, row: VersionRow): Promise<void> {
   if (row.status === 'banned') throw forbidden(`version ${row.version} of node "${node.id}" is banned`, 'version_banned')
   const activeUser = actor?.user?.status === 'active' ? actor.user : undefined
   if (row.status === 'flagged' && !(await holdsRole(deps.db, activeUser, node.publisher_id, 'member'))) {
@@ -170,7 +177,7 @@ export async function installNode(
     if (counted) countInstall(deps, target.node.id)
     return versionJson(target.latest, target.node, { publicUrl: deps.settings.publicUrl, hasArchive: true })
   }
-  const node = await requireNode(deps, id)
+  const node = await requireNodeHead(deps, id)
   const row = await requireVersion(deps, node, version)
   await checkArchiveAccess(deps, actor, node, row)
   if (!(await availableArchiveIds(deps.db, [row.id])).size) throw notFound(`version ${row.version} of node "${node.id}" has no archive yet`)

@@ -76,6 +76,21 @@ export async function findNode(db: Store, id: string): Promise<NodeRow | undefin
   return (await nodeByNormalizedId(db, { id: id.toLowerCase() }))[0]
 }
 
+/** What a read that renders nothing of the node's own row needs of it: the id as stored, its publisher, its status. */
+export type NodeHead = Pick<NodeRow, 'id' | 'publisher_id' | 'status'>
+
+const nodeHeadByNormalizedId = prepared<{ id: string }, NodeHead>((db, p) =>
+  db.selectFrom('nodes').select(['id', 'publisher_id', 'status']).where('normalized_id', '=', p.id),
+)
+
+/**
+ * A node's head, case-insensitively: three columns, no count. The whole row and its count, as findNode reads them,
+ * cost a node read at 100,000 nodes twice as much in a loop (28-39 µs against 13-14).
+ */
+export async function findNodeHead(db: Store, id: string): Promise<NodeHead | undefined> {
+  return (await nodeHeadByNormalizedId(db, { id: id.toLowerCase() }))[0]
+}
+
 const nodesByIds = preparedList<{}, NodeRow>((db, _p, ids) => selectNodes(db).where('nodes.id', 'in', ids))
 
 export function listNodesByIds(db: Store, ids: readonly string[]): Promise<NodeRow[]> {
