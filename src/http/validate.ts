@@ -1,6 +1,7 @@
 /** Request validation with valibot: JSON bodies and query strings, failing with our 400 {error, message}. */
 import type { Context } from 'hono'
 import * as v from 'valibot'
+import { jsonNestsWithin, MAX_TEXT_DEPTH } from '../domain/json-bounds'
 import { nulPath } from '../domain/nul'
 import { parseTime } from '../domain/timestamps'
 import { AppError, unsupportedMediaType } from '../errors'
@@ -30,18 +31,26 @@ function parseWith<S extends Schema>(schema: S, input: unknown, where: string): 
 const OBJECT_TYPES = new Set(['object', 'loose_object', 'strict_object', 'object_with_rest', 'record'])
 const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
 
+const decoder = new TextDecoder()
+
 /**
  * The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type or a compressed body a
- * 415 (unread), and a body that is not a JSON object where the schema is one a 400.
+ * 415 (unread), a body nested deeper than MAX_TEXT_DEPTH a 400 (unparsed), and a body that is not a JSON object
+ * where the schema is one a 400.
  */
 export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   const coding = c.req.header('content-encoding')?.trim().toLowerCase()
   if (coding && coding !== 'identity') throw unsupportedMediaType(`send the body uncompressed: Content-Encoding ${coding} is not accepted`)
-  const text = await c.req.text()
+  const bytes = new Uint8Array(await c.req.arrayBuffer())
+  const text = decoder.decode(bytes)
   if (!text.trim()) return parseWith(schema, {}, 'body.')
   const type = c.req.header('content-type') ?? ''
   if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw unsupportedMediaType('send the body as JSON with Content-Type: application/json')
+  }
+  if (!jsonNestsWithin(bytes, MAX_TEXT_DEPTH)) {
+    const message = `body: nests deeper than ${MAX_TEXT_DEPTH} levels of arrays and objects`
+    throw new AppError(400, 'bad_request', message, {}, [message])
   }
   let parsed: unknown
   try {

@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { type RepoRef, repoWebBase } from '../domain/repository'
+import { jsonNestsWithin, MAX_TEXT_DEPTH } from '../domain/json-bounds'
 import { AppError, forbidden, tooManyRequests } from '../errors'
 
 export interface RepoHost {
@@ -41,6 +42,7 @@ async function readJson(res: Response): Promise<unknown> {
     if (size > MAX_REPLY_BYTES) return undefined
     chunks.push(chunk)
   }
+  if (!jsonNestsWithin(chunks, MAX_TEXT_DEPTH)) return undefined
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'))
   } catch {

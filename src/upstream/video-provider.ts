@@ -5,6 +5,7 @@
  * Authorization header and nowhere else: provider text passed on is scrubbed of it.
  */
 import * as v from 'valibot'
+import { jsonNestsWithin, MAX_TEXT_DEPTH } from '../domain/json-bounds'
 import { withoutUrlSecrets } from '../domain/urls'
 import { AppError, badGateway, gatewayTimeout } from '../errors'
 import type { Log } from '../log'
@@ -93,6 +94,7 @@ async function readCapped(res: Response): Promise<string> {
 }
 
 const parseJson = (text: string): unknown => {
+  if (!jsonNestsWithin(Buffer.from(text), MAX_TEXT_DEPTH)) return undefined
   try {
     return JSON.parse(text)
   } catch {

@@ -4,7 +4,7 @@
  * mirror of this registry takes too.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { MAX_JSON_DEPTH, MAX_OBJECT_JSON } from '../../src/domain/json-bounds'
+import { MAX_JSON_DEPTH, MAX_OBJECT_JSON, MAX_TEXT_DEPTH } from '../../src/domain/json-bounds'
 import { aliceWithPublisher, makeTestApp, publish, type TestApp } from '../support/app'
 import { nestedJson as nested } from '../support/nested-json'
 
@@ -19,13 +19,28 @@ const wide = (keys: number) =>
   JSON.stringify(Object.fromEntries(Array.from({ length: keys }, (_, i) => [`l${i}`, { name: 'x'.repeat(10) }])))
 
 describe('free-form objects are bounded before they are stored', () => {
-  test('translations nested 60,000 levels deep: 400 naming the field, the node not created, the server answering', async () => {
+  test('translations nested deeper than they may be, within what a body may: 400 naming the field, the node not created', async () => {
     const { token } = await aliceWithPublisher(t)
-    const res = await t.call('POST', '/publishers/acme/nodes', { token, body: nodeWith('deep', nested(60_000)) })
+    const res = await t.call('POST', '/publishers/acme/nodes', { token, body: nodeWith('deep', nested(MAX_TEXT_DEPTH - 2)) })
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('translations')
     expect(res.body.message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`)
     expect((await t.call('GET', '/nodes/deep')).status).toBe(404)
+  })
+
+  test('a body nested deeper than a body may is refused unparsed, from anyone: 400, the node not created, the server answering', async () => {
+    const { token } = await aliceWithPublisher(t)
+    const tooDeep = `body: nests deeper than ${MAX_TEXT_DEPTH} levels of arrays and objects`
+    const res = await t.call('POST', '/publishers/acme/nodes', { token, body: nodeWith('deep', nested(60_000)) })
+    expect([res.status, res.body.message]).toEqual([400, tooDeep])
+    expect((await t.call('GET', '/nodes/deep')).status).toBe(404)
+    // Half a million brackets on the public bulk lookup, with no credentials at all.
+    const brackets = `${'['.repeat(500_000)}${']'.repeat(500_000)}`
+    const anonymous = await t.call('POST', '/bulk/nodes/versions', { body: brackets })
+    expect([anonymous.status, anonymous.body.message]).toEqual([400, tooDeep])
+    // At the bound (the body itself the first level), it is parsed, and refused for what it holds.
+    const within = await t.call('POST', '/publishers/acme/nodes', { token, body: nodeWith('deep', nested(MAX_TEXT_DEPTH - 1)) })
+    expect(within.body.message).toContain(`translations: nests deeper than ${MAX_JSON_DEPTH} levels`)
     expect((await t.call('GET', '/health')).status).toBe(200)
   })
 
@@ -56,14 +71,17 @@ describe('free-form objects are bounded before they are stored', () => {
 
   test('a license object nested too deep is refused like translations', async () => {
     const { token } = await aliceWithPublisher(t)
-    const res = await t.call('POST', '/publishers/acme/nodes', { token, body: `{"id":"lic","name":"N","license":${nested(5_000)}}` })
+    const res = await t.call('POST', '/publishers/acme/nodes', {
+      token,
+      body: `{"id":"lic","name":"N","license":${nested(MAX_TEXT_DEPTH - 1)}}`,
+    })
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('license')
   })
 
-  test('a body nested 100,000 levels deep with a NUL at the bottom: 400 naming where, not an overflow', async () => {
+  test('a body nested as deep as a body may with a NUL at the bottom: 400 naming where', async () => {
     const { token } = await aliceWithPublisher(t)
-    const deep = `${'['.repeat(100_000)}"\\u0000"${']'.repeat(100_000)}`
+    const deep = `${'['.repeat(MAX_TEXT_DEPTH - 3)}"\\u0000"${']'.repeat(MAX_TEXT_DEPTH - 3)}`
     const res = await t.call('POST', '/publishers/acme/nodes', { token, body: `{"id":"deep","name":"N","translations":{"de":${deep}}}` })
     expect(res.status).toBe(400)
     expect(res.body.message).toStartWith('body.translations.de.0.0.0.')

@@ -1,6 +1,6 @@
 /** Free-form objects' bounds (src/domain/json-bounds.ts), and a mirror meeting an upstream node that exceeds them. */
 import { describe, expect, test } from 'bun:test'
-import { MAX_JSON_DEPTH, MAX_OBJECT_JSON, nestsWithin, objectProblem } from '../../src/domain/json-bounds'
+import { jsonNestsWithin, MAX_JSON_DEPTH, MAX_OBJECT_JSON, nestsWithin, objectProblem } from '../../src/domain/json-bounds'
 import { parseUpstreamNode } from '../../src/domain/upstream-wire'
 import { nestedJson } from '../support/nested-json'
 
@@ -26,6 +26,45 @@ describe('nestsWithin', () => {
     expect(nestsWithin(nested(100_000), MAX_JSON_DEPTH)).toBe(false)
   })
 })
+
+describe('jsonNestsWithin', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text)
+  const depthOf = (json: Uint8Array | Uint8Array[]) => {
+    let depth = 0
+    while (!jsonNestsWithin(json, depth)) depth++
+    return depth
+  }
+
+  test('counts arrays and objects as JSON.parse nests them, not brackets inside strings or escaped quotes', () => {
+    for (const text of [
+      '1',
+      '"[[["',
+      '{}',
+      '[1,{"a":[2]}]',
+      '{"a":"]]]}}}","b":[[{"c":"\\"[["}]]}',
+      '["\\\\",[["é[\\u005b"]]]',
+      nestedJson(40),
+    ]) {
+      expect([text, depthOf(bytes(text))]).toEqual([text, nestsDepth(JSON.parse(text))])
+    }
+  })
+
+  test('reads the parts a reply came in as one text, an escape split between two included', () => {
+    const text = '{"a":"x\\"[[[[[","b":[[1]]}'
+    const whole = depthOf(bytes(text))
+    for (let cut = 1; cut < text.length; cut++) {
+      expect(depthOf([bytes(text.slice(0, cut)), bytes(text.slice(cut))])).toBe(whole)
+    }
+    expect(whole).toBe(3)
+  })
+})
+
+/** How deep a parsed value nests, by nestsWithin. */
+function nestsDepth(value: unknown): number {
+  let depth = 0
+  while (!nestsWithin(value, depth)) depth++
+  return depth
+}
 
 describe('objectProblem', () => {
   test('says why: too deep first (so nothing serializes it), then too large', () => {
