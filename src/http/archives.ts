@@ -71,7 +71,9 @@ export function archiveRoutes(deps: Deps) {
       'Accept-Ranges': 'bytes',
       'Content-Type': archive.format === 'zip' ? 'application/zip' : 'application/gzip',
       'Content-Disposition': `attachment; filename="${archive.format === 'zip' ? 'node.zip' : 'node.tar.gz'}"`,
-      'Cache-Control': 'public, max-age=31536000, immutable',
+      // A flagged version's archive goes to its publisher's members and admins only: no shared cache may keep it (one
+      // in front of the registry would hand it to everyone) and no browser beyond the moment (it may be banned next).
+      'Cache-Control': archive.forEveryone ? 'public, max-age=31536000, immutable' : 'private, no-store',
     }
     if (noneMatch(c.req.header('if-none-match'), etag)) return new Response(null, { status: 304, headers })
     // A range holds only while the archive is the one If-Range names (its tag, compared strongly); else all of it.

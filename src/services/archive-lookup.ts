@@ -18,7 +18,8 @@ export const ARCHIVE_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
  */
 const ENTRY_BYTES = 512
 
-export type KnownArchive = Pick<ArchiveRow, 'sha256' | 'format'> & { bytes: Blob }
+/** `forEveryone`: an active version of an active node, which any caller gets (else a flagged one, which depends on who asks). */
+export type KnownArchive = Pick<ArchiveRow, 'sha256' | 'format'> & { bytes: Blob; forEveryone: boolean }
 
 export type ArchiveLookup = (actor: Actor, nodeId: string, version: string) => Promise<KnownArchive>
 
@@ -38,8 +39,9 @@ export function createArchiveLookup(deps: Deps, maxBytes = ARCHIVE_LOOKUP_MAX_BY
     }
     const started = memo.start()
     const opened = await openArchive(deps, actor, nodeId, version)
-    const known: KnownArchive = { sha256: opened.sha256, format: opened.format, bytes: opened.bytes }
-    if (opened.node.status === 'active' && opened.versionRow.status === 'active') memo.set(key, opened.node.id, started, known)
+    const forEveryone = opened.node.status === 'active' && opened.versionRow.status === 'active'
+    const known: KnownArchive = { sha256: opened.sha256, format: opened.format, bytes: opened.bytes, forEveryone }
+    if (forEveryone) memo.set(key, opened.node.id, started, known)
     return known
   }
 }

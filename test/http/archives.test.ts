@@ -80,11 +80,17 @@ describe('remembered archive lookups', () => {
     expect((await t.app.request(path)).status).toBe(403)
   })
 
-  test('a flagged archive is looked up for each caller, never remembered for everyone', async () => {
+  test('a flagged archive is looked up for each caller, never remembered for everyone, nor kept by any cache', async () => {
     const { pat, token } = await aliceWithPublisher(t)
     const version = await publishActive(t, { pat, node: 'pack', version: '1.0.0', bytes })
+    const active = await t.app.request(path)
+    const etag = active.headers.get('etag')!
+    expect(active.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
     await setStatus('node_versions', 'flagged', 'pack', version.id)
-    expect((await t.app.request(path, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    const member = await t.app.request(path, { headers: { authorization: `Bearer ${token}` } })
+    expect([member.status, member.headers.get('cache-control')]).toEqual([200, 'private, no-store'])
+    const revalidated = await t.app.request(path, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } })
+    expect([revalidated.status, revalidated.headers.get('cache-control')]).toEqual([304, 'private, no-store'])
     expect((await t.call('GET', path)).body.error).toBe('version_flagged')
   })
 
