@@ -162,6 +162,31 @@ describe('POST /publishers', () => {
     }
     expect(await feedPosition(t.deps.db)).toEqual(before)
   })
+
+  test('an array where the body has an object (a node, its version, translations, a license, a publisher) is a 400 naming it, and changes nothing', async () => {
+    const { token, pat } = await aliceWithPublisher(t)
+    await publish(t, { pat, node: 'pack', version: '1.0.0' })
+    const before = await feedPosition(t.deps.db)
+    const publishing = (node: unknown, nodeVersion: unknown = { version: '2.0.0' }) => ({
+      body: { personal_access_token: pat, node, node_version: nodeVersion },
+    })
+    const cases: [string, string, { token?: string; body: unknown }, string][] = [
+      ['POST', '/publishers/acme/nodes/pack/versions', publishing([1, 2]), 'body.node'],
+      ['POST', '/publishers/acme/nodes/pack/versions', publishing({ id: 'pack' }, ['2.0.0']), 'body.node_version'],
+      ['POST', '/publishers/acme/nodes/pack/versions', publishing({ id: 'pack', translations: ['a', { b: 1 }] }), 'body.node.translations'],
+      ['POST', '/publishers/acme/nodes', { token, body: { id: 'other', name: 'O', translations: [] } }, 'body.translations'],
+      ['PUT', '/publishers/acme/nodes/pack', { token, body: { license: ['MIT'] } }, 'body.license'],
+      ['PUT', '/publishers/acme/nodes/pack', { token, body: { publisher: ['acme'] } }, 'body.publisher'],
+      ['POST', '/bulk/nodes/versions', { body: { node_versions: [['pack', '1.0.0']] } }, 'body.node_versions.0'],
+    ]
+    for (const [method, path, opts, where] of cases) {
+      const res = await t.call(method, path, opts)
+      expect([path, res.status, res.body.message]).toEqual([path, 400, `${where}: must be a JSON object, not an array`])
+    }
+    expect(await feedPosition(t.deps.db)).toEqual(before)
+    // Arrays where the body has them are taken.
+    expect((await t.call('PUT', '/publishers/acme/nodes/pack', { token, body: { tags: ['a'], license: 'MIT' } })).status).toBe(200)
+  })
 })
 
 describe('GET /publishers and /publishers/{id}', () => {
