@@ -1,11 +1,14 @@
 /**
  * Walks a zip: yauzl parses the end record and the central directory, and this module refuses every layout
  * that could make reading it cost more than the file itself: entries outside the file, overlapping each other,
- * or whose local header tells another story; then it inflates the wanted entries with an output cap.
+ * or whose local header tells another story; then it inflates the wanted entries with an output cap, and every
+ * other file entry a piece at a time, so that no entry's size or CRC-32 goes unchecked.
  */
 import { close, fstat, open } from 'node:fs'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { promisify } from 'node:util'
-import { inflateRawSync } from 'node:zlib'
+import { crc32, createInflateRaw, inflateRawSync } from 'node:zlib'
 import yauzl from 'yauzl'
 import type { InspectionBudget } from './budget'
 import { type ArchiveEntry, type ArchiveLimits, ArchiveProblem, type EntryKind, type EntryVisitor, quoteName } from './entries'
@@ -51,31 +54,86 @@ async function readCentralDirectory(zip: yauzl.ZipFile, limits: ArchiveLimits, b
 /** Deflate never grows data by more than a few bytes per 16 KiB block; anything larger is not what the header says. */
 const largestCompressed = (size: number) => size + Math.ceil(size / 1024) + 1024
 
+function checkCompressedSize({ entry, name }: CentralRecord): void {
+  if (entry.compressedSize > largestCompressed(entry.uncompressedSize)) {
+    throw new ArchiveProblem(
+      `zip entry ${quoteName(name)} is ${entry.compressedSize} bytes compressed, more than ${entry.uncompressedSize} bytes could take`,
+    )
+  }
+}
+
+function inflateProblem({ name }: CentralRecord, err: unknown): ArchiveProblem {
+  if (err instanceof ArchiveProblem) return err
+  const tooLarge = err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+  return new ArchiveProblem(`zip entry ${quoteName(name)} ${tooLarge ? 'inflates beyond its declared size' : 'cannot be decompressed'}`)
+}
+
+/** The entry's bytes as inflated come to its declared size and CRC-32. */
+function checkSum({ entry, name }: CentralRecord, bytes: number, crc: number): void {
+  const quoted = quoteName(name)
+  if (bytes !== entry.uncompressedSize) {
+    throw new ArchiveProblem(`zip entry ${quoted} holds ${bytes} bytes, not the ${entry.uncompressedSize} its header states`)
+  }
+  if (crc >>> 0 !== entry.crc32 >>> 0) throw new ArchiveProblem(`zip entry ${quoted} fails its CRC-32 check`)
+}
+
 /** The entry's bytes, inflated in one call with its declared size as the cap, and checked against size and CRC-32. */
 async function readContent(reader: ZipFileReader, record: CentralRecord, dataStart: number, budget: InspectionBudget): Promise<Uint8Array> {
   const { entry } = record
-  const quoted = quoteName(record.name)
-  if (entry.compressedSize > largestCompressed(entry.uncompressedSize)) {
-    throw new ArchiveProblem(
-      `zip entry ${quoted} is ${entry.compressedSize} bytes compressed, more than ${entry.uncompressedSize} bytes could take`,
-    )
-  }
+  checkCompressedSize(record)
   const raw = await reader.readExactly(dataStart, entry.compressedSize)
   let content: Uint8Array = raw
   if (entry.compressionMethod !== 0) {
     try {
       content = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) })
     } catch (err) {
-      const tooLarge = err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
-      throw new ArchiveProblem(`zip entry ${quoted} ${tooLarge ? 'inflates beyond its declared size' : 'cannot be decompressed'}`)
+      throw inflateProblem(record, err)
     }
     budget.inflated(content.byteLength)
   }
-  if (content.byteLength !== entry.uncompressedSize) {
-    throw new ArchiveProblem(`zip entry ${quoted} holds ${content.byteLength} bytes, not the ${entry.uncompressedSize} its header states`)
-  }
-  if (Bun.hash.crc32(content) !== entry.crc32) throw new ArchiveProblem(`zip entry ${quoted} fails its CRC-32 check`)
+  checkSum(record, content.byteLength, crc32(content))
   return content
+}
+
+/** Compressed bytes an entry not read for its content is checked a piece of at a time. */
+const CHECK_PIECE = 1024 * 1024
+
+/**
+ * An entry not read for its content (not Python, or larger than is read), checked as readContent checks one: its
+ * bytes inflated a piece at a time, counted, summed and let go, never held whole. Without this, an entry that lies
+ * about its size or cannot be inflated at all was taken, and installers were handed an archive that does not unpack.
+ */
+async function checkContent(reader: ZipFileReader, record: CentralRecord, dataStart: number, budget: InspectionBudget): Promise<void> {
+  const { entry } = record
+  checkCompressedSize(record)
+  let bytes = 0
+  let crc = 0
+  const take = (piece: Uint8Array) => {
+    budget.checkTime()
+    bytes += piece.byteLength
+    if (bytes > entry.uncompressedSize) throw new ArchiveProblem(`zip entry ${quoteName(record.name)} inflates beyond its declared size`)
+    crc = crc32(piece, crc)
+  }
+  async function* raw() {
+    for (let at = 0; at < entry.compressedSize; at += CHECK_PIECE) {
+      yield await reader.readExactly(dataStart + at, Math.min(CHECK_PIECE, entry.compressedSize - at))
+    }
+  }
+  if (entry.compressionMethod === 0) {
+    for await (const piece of raw()) take(piece)
+  } else {
+    try {
+      await pipeline(Readable.from(raw()), createInflateRaw(), async (inflated: AsyncIterable<Buffer>) => {
+        for await (const piece of inflated) {
+          take(piece)
+          budget.inflated(piece.byteLength)
+        }
+      })
+    } catch (err) {
+      throw inflateProblem(record, err)
+    }
+  }
+  checkSum(record, bytes, crc)
 }
 
 /**
@@ -116,6 +174,7 @@ async function visitEntries(
     }
     const visited: ArchiveEntry = { name: record.name, size: entry.uncompressedSize, kind: record.kind }
     const wanted = record.kind === 'file' && entry.uncompressedSize <= limits.maxReadBytes && visitor.wants(visited)
+    if (record.kind === 'file' && !wanted) await checkContent(reader, record, local.fileDataStart, budget)
     visitor.visit(visited, wanted ? await readContent(reader, record, local.fileDataStart, budget) : undefined)
   }
 }

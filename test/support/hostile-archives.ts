@@ -161,6 +161,41 @@ function zipCases(): HostileCase[] {
       expect: refused('zip entry "a.py" fails its CRC-32 check'),
     },
     {
+      name: 'a file not read for its content that claims 500 MiB and holds bytes that do not inflate',
+      format: 'zip',
+      bytes: zipOf([
+        { name: 'a.py', data: MAPPINGS },
+        {
+          name: 'model.bin',
+          body: enc.encode('garbage-not-deflate'),
+          central: { size: 500 * 1024 * 1024 },
+          local: { size: 500 * 1024 * 1024 },
+        },
+      ]),
+      expect: refused('zip entry "model.bin" cannot be decompressed'),
+    },
+    {
+      name: 'a file not read for its content that inflates to less than it claims',
+      format: 'zip',
+      bytes: zipOf([{ name: 'big.py', data: 'x = 1\n', central: { size: 3 * 1024 * 1024 }, local: { size: 3 * 1024 * 1024 } }]),
+      expect: refused('zip entry "big.py" holds 6 bytes, not the 3145728 its header states'),
+    },
+    {
+      name: 'a file not read for its content that inflates beyond what it claims',
+      format: 'zip',
+      bytes: zipOf([{ name: 'data.json', body: deflatedZeros(1), central: { size: 100 }, local: { size: 100 } }]),
+      expect: refused('zip entry "data.json" inflates beyond its declared size'),
+    },
+    ...[true, false].map((deflate): HostileCase => ({
+      name: `a file not read for its content whose bytes fail the CRC-32 check (${deflate ? 'deflated' : 'stored'})`,
+      format: 'zip',
+      bytes: zipOf([
+        { name: 'a.py', data: MAPPINGS },
+        { name: 'README.md', data: 'read me\n'.repeat(1000), deflate, central: { crc: 42 }, local: { crc: 42 } },
+      ]),
+      expect: refused('zip entry "README.md" fails its CRC-32 check'),
+    })),
+    {
       name: 'zip bomb by ratio: 1.5 GiB of zeros in 1.6 MB',
       format: 'zip',
       bytes: zipOf([
@@ -468,6 +503,13 @@ export function realisticPacks(): HostileCase[] {
       expect,
     },
     { name: 'zip stored, not deflated', format: 'zip', bytes: zipOf(files.map((f) => ({ ...f, deflate: false }))), expect },
+    ...[true, false].map((deflate): HostileCase => ({
+      // Checked a piece at a time (the pieces' CRC-32 chained), though never read for its content.
+      name: `zip with a 3 MiB model file beside its Python (${deflate ? 'deflated' : 'stored'})`,
+      format: 'zip',
+      bytes: zipOf([...files, { name: 'pack/model.bin', data: crypto.getRandomValues(new Uint8Array(3 * 1024 * 1024 + 17)), deflate }]),
+      expect,
+    })),
     {
       name: 'tar.gz with a ustar prefix and a pax path for long names',
       format: 'tar.gz',
