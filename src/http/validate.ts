@@ -2,6 +2,7 @@
 import type { Context } from 'hono'
 import * as v from 'valibot'
 import { jsonNestsWithin, MAX_TEXT_DEPTH } from '../domain/json-bounds'
+import { arrayForObject, isObject, OBJECT_TYPES, type SchemaParts } from './arrays-for-objects'
 import { nulPath } from '../domain/nul'
 import { parseTime } from '../domain/timestamps'
 import { AppError, unsupportedMediaType } from '../errors'
@@ -27,71 +28,10 @@ function parseWith<S extends Schema>(schema: S, input: unknown, where: string): 
   throw new AppError(400, 'bad_request', details[0]!, {}, details)
 }
 
-/** Schemas of a JSON object (valibot's accept an array too, whose fields would read as absent). */
-const OBJECT_TYPES = new Set(['object', 'loose_object', 'strict_object', 'object_with_rest', 'record'])
-/** Schemas that take whatever is given to the one they wrap, and those that take an array as it is. */
-const WRAPPER_TYPES = new Set([
-  'optional',
-  'nullable',
-  'nullish',
-  'exact_optional',
-  'undefinedable',
-  'non_optional',
-  'non_nullable',
-  'non_nullish',
-])
-const TAKE_ARRAYS = new Set(['array', 'tuple', 'loose_tuple', 'strict_tuple', 'tuple_with_rest', 'unknown', 'any'])
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-interface SchemaParts {
-  type: string
-  wrapped?: SchemaParts
-  entries?: Record<string, SchemaParts>
-  value?: SchemaParts
-  item?: SchemaParts
-  options?: SchemaParts[]
-}
-
-const unwrapped = (schema: SchemaParts): SchemaParts =>
-  WRAPPER_TYPES.has(schema.type) && schema.wrapped ? unwrapped(schema.wrapped) : schema
-
-/**
- * Where an array stands in `input` in place of an object that `schema` wants (valibot's objects and records take
- * arrays, their fields read as absent: a publish's `node: [1, 2]` was taken as a node with no fields, translations
- * `["a"]` stored as `{"0": "a"}`), as a dot path after `where`; undefined when nowhere. Walks the input only where the
- * schema describes it (a body nests at most MAX_TEXT_DEPTH levels, so the recursion is bounded).
- */
-function arrayForObject(wrapped: SchemaParts, input: unknown, where: string): string | undefined {
-  const schema = unwrapped(wrapped)
-  if (schema.type === 'union' && Array.isArray(input)) {
-    const options = (schema.options ?? []).map(unwrapped)
-    return !options.some((o) => TAKE_ARRAYS.has(o.type)) && options.some((o) => OBJECT_TYPES.has(o.type)) ? where : undefined
-  }
-  if (OBJECT_TYPES.has(schema.type)) {
-    if (Array.isArray(input)) return where
-    if (!isObject(input)) return undefined
-    const fields = schema.entries ? Object.entries(schema.entries) : []
-    for (const [key, field] of fields) {
-      const found = key in input ? arrayForObject(field, input[key], `${where}.${key}`) : undefined
-      if (found) return found
-    }
-    if (schema.type === 'record' && schema.value)
-      for (const [key, value] of Object.entries(input)) {
-        const found = arrayForObject(schema.value, value, `${where}.${key}`)
-        if (found) return found
-      }
-    return undefined
-  }
-  if (schema.type === 'array' && schema.item && Array.isArray(input)) {
-    for (let i = 0; i < input.length; i++) {
-      const found = arrayForObject(schema.item, input[i], `${where}.${i}`)
-      if (found) return found
-    }
-  }
-  return undefined
-}
-
 const decoder = new TextDecoder()
+
+/** A 400 about the body, its message its one detail. */
+const badBody = (message: string) => new AppError(400, 'bad_request', message, {}, [message])
 
 /**
  * The JSON body (an empty body reads as {}); malformed JSON is a 400, another media type or a compressed body a
@@ -108,29 +48,18 @@ export async function jsonBody<S extends Schema>(c: Context, schema: S): Promise
   if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw unsupportedMediaType('send the body as JSON with Content-Type: application/json')
   }
-  if (!jsonNestsWithin(bytes, MAX_TEXT_DEPTH)) {
-    const message = `body: nests deeper than ${MAX_TEXT_DEPTH} levels of arrays and objects`
-    throw new AppError(400, 'bad_request', message, {}, [message])
-  }
+  if (!jsonNestsWithin(bytes, MAX_TEXT_DEPTH)) throw badBody(`body: nests deeper than ${MAX_TEXT_DEPTH} levels of arrays and objects`)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     throw new AppError(400, 'invalid_json', 'body: malformed JSON', {}, ['body: malformed JSON'])
   }
-  if (OBJECT_TYPES.has(schema.type) && !isObject(parsed)) {
-    throw new AppError(400, 'bad_request', 'body: must be a JSON object', {}, ['body: must be a JSON object'])
-  }
+  if (OBJECT_TYPES.has(schema.type) && !isObject(parsed)) throw badBody('body: must be a JSON object')
   const arrayAt = arrayForObject(schema as SchemaParts, parsed, 'body')
-  if (arrayAt) {
-    const message = `${arrayAt}: must be a JSON object, not an array`
-    throw new AppError(400, 'bad_request', message, {}, [message])
-  }
+  if (arrayAt) throw badBody(`${arrayAt}: must be a JSON object, not an array`)
   const nulAt = text.includes('\\u0000') ? nulPath(parsed) : undefined
-  if (nulAt !== undefined) {
-    const message = `body.${nulAt}: text may not hold a NUL character (\\u0000)`
-    throw new AppError(400, 'bad_request', message, {}, [message])
-  }
+  if (nulAt !== undefined) throw badBody(`body.${nulAt}: text may not hold a NUL character (\\u0000)`)
   return parseWith(schema, parsed, 'body.')
 }
 
