@@ -1,4 +1,5 @@
 /** Node versions, their archives and the host node names extracted from them. */
+import type { NodeHead } from './nodes'
 import type { Store } from './db'
 import { prepared, preparedList } from './prepared'
 import { sql, type ExpressionBuilder, type StringReference, type Updateable } from 'kysely'
@@ -68,7 +69,7 @@ const availableArchives = preparedList<{}, { version_id: string }>((db, _p, ids)
  * alone when it is the node's latest version (the common case), else all of them.
  */
 export interface InstallableNode {
-  node: Pick<NodeRow, 'id' | 'publisher_id' | 'status'>
+  node: NodeHead
   versions: VersionRow[]
 }
 
